@@ -1,0 +1,31 @@
+// Package gatewayv1 is the contract of events the gateway emits.
+package gatewayv1
+
+import "time"
+
+// Audit records of every call, allowed or refused, go to this stream; the
+// identity service stores them append-only.
+const (
+	StreamCalls = "GATEWAY"
+	CallsFilter = "evt.gateway.v1.>"
+	SubjectCall = "evt.gateway.v1.call"
+)
+
+// Call is one audited call. It never holds a secret: no credential, no body.
+type Call struct {
+	RequestID  string    `json:"request_id"`
+	TenantID   string    `json:"tenant_id,omitempty"`
+	KeyID      string    `json:"key_id,omitempty"`
+	UserID     string    `json:"user_id,omitempty"`
+	Actor      string    `json:"actor,omitempty"`
+	Surface    string    `json:"surface"` // api or mcp
+	Method     string    `json:"method"`
+	Route      string    `json:"route"` // the route pattern, e.g. DELETE /v1/api-keys/{id}
+	Scope      string    `json:"scope,omitempty"`
+	TargetID   string    `json:"target_id,omitempty"`
+	Status     int       `json:"status"`
+	ErrorCode  string    `json:"error_code,omitempty"`
+	ClientIP   string    `json:"client_ip,omitempty"`
+	DurationMS int64     `json:"duration_ms"`
+	At         time.Time `json:"at"`
+}

@@ -1,0 +1,3 @@
+module github.com/ledgerplatform/ledger/contracts
+
+go 1.26.8

@@ -1,0 +1,189 @@
+// Package outbox implements the transactional outbox: a state change and the
+// event announcing it commit together, and a relay publishes committed events
+// to JetStream with Nats-Msg-Id set to the event id, so a crash between
+// publishing and marking can only cause a duplicate that JetStream drops.
+//
+// Each service's schema holds its own outbox table:
+//
+//	CREATE TABLE outbox (
+//	    seq          bigserial PRIMARY KEY,
+//	    id           uuid NOT NULL UNIQUE,
+//	    subject      text NOT NULL,
+//	    payload      bytea NOT NULL,
+//	    created_at   timestamptz NOT NULL DEFAULT now(),
+//	    published_at timestamptz
+//	);
+//	CREATE INDEX outbox_pending ON outbox (seq) WHERE published_at IS NULL;
+package outbox
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/ledgerplatform/ledger/pkg/db"
+)
+
+// Put records an event in the transaction tx. The event is published only if
+// tx commits. It returns the event id.
+func Put(ctx context.Context, tx pgx.Tx, schema, subject string, payload any) (string, error) {
+	b, err := json.Marshal(payload)
+	if err != nil {
+		return "", fmt.Errorf("outbox.Put %s: %w", subject, err)
+	}
+	id := uuid.NewString()
+	t := pgx.Identifier{schema, "outbox"}.Sanitize()
+	if _, err := tx.Exec(ctx, "INSERT INTO "+t+" (id, subject, payload) VALUES ($1, $2, $3)", id, subject, b); err != nil {
+		return "", fmt.Errorf("outbox.Put %s: %w", subject, err)
+	}
+	if _, err := tx.Exec(ctx, "SELECT pg_notify($1, '')", channel(schema)); err != nil {
+		return "", fmt.Errorf("outbox.Put notify: %w", err)
+	}
+	return id, nil
+}
+
+func channel(schema string) string { return "outbox_" + schema }
+
+// Relay publishes one schema's outbox.
+type Relay struct {
+	Pool   *pgxpool.Pool
+	Schema string
+	JS     jetstream.JetStream
+	Log    *slog.Logger
+	// Poll bounds the delay when a notification is missed; default 1s.
+	Poll time.Duration
+}
+
+// Run publishes until ctx ends.
+func (r *Relay) Run(ctx context.Context) error {
+	if r.Poll <= 0 {
+		r.Poll = time.Second
+	}
+	wake := make(chan struct{}, 1)
+	go r.listen(ctx, wake)
+	backoff := 100 * time.Millisecond
+	for {
+		n, err := r.drain(ctx)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err != nil {
+			r.Log.Error("outbox relay failed; retrying", "schema", r.Schema, "err", err)
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(backoff):
+			}
+			backoff = min(2*backoff, 5*time.Second)
+			continue
+		}
+		backoff = 100 * time.Millisecond
+		if n > 0 {
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-wake:
+		case <-time.After(r.Poll):
+		}
+	}
+}
+
+// listen turns Postgres notifications into wake-ups; on failure the relay
+// still polls.
+func (r *Relay) listen(ctx context.Context, wake chan<- struct{}) {
+	for ctx.Err() == nil {
+		conn, err := r.Pool.Acquire(ctx)
+		if err != nil {
+			time.Sleep(time.Second)
+			continue
+		}
+		_, err = conn.Exec(ctx, "LISTEN "+pgx.Identifier{channel(r.Schema)}.Sanitize())
+		for err == nil {
+			_, err = conn.Conn().WaitForNotification(ctx)
+			if err == nil {
+				select {
+				case wake <- struct{}{}:
+				default:
+				}
+			}
+		}
+		// A connection that was listening must not go back to the pool.
+		conn.Hijack().Close(context.Background())
+	}
+}
+
+const batchSize = 500
+
+type row struct {
+	seq     int64
+	id      string
+	subject string
+	payload []byte
+}
+
+// drain publishes one batch in order. A transaction-scoped advisory lock
+// keeps a single relay per schema active, so events leave in commit order.
+func (r *Relay) drain(ctx context.Context) (int, error) {
+	var n int
+	t := pgx.Identifier{r.Schema, "outbox"}.Sanitize()
+	err := db.WithTx(ctx, r.Pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
+		var got bool
+		if err := tx.QueryRow(ctx, "SELECT pg_try_advisory_xact_lock(hashtext($1))", channel(r.Schema)).Scan(&got); err != nil || !got {
+			return err
+		}
+		rows, err := tx.Query(ctx, "SELECT seq, id::text, subject, payload FROM "+t+" WHERE published_at IS NULL ORDER BY seq LIMIT $1", batchSize)
+		if err != nil {
+			return err
+		}
+		batch, err := pgx.CollectRows(rows, func(cr pgx.CollectableRow) (row, error) {
+			var x row
+			err := cr.Scan(&x.seq, &x.id, &x.subject, &x.payload)
+			return x, err
+		})
+		if err != nil || len(batch) == 0 {
+			return err
+		}
+		futures := make([]jetstream.PubAckFuture, len(batch))
+		for i, e := range batch {
+			msg := &nats.Msg{Subject: e.subject, Data: e.payload, Header: nats.Header{}}
+			msg.Header.Set(jetstream.MsgIDHeader, e.id)
+			if futures[i], err = r.JS.PublishMsgAsync(msg); err != nil {
+				return fmt.Errorf("publish %s: %w", e.subject, err)
+			}
+		}
+		seqs := make([]int64, len(batch))
+		for i, f := range futures {
+			select {
+			case <-f.Ok():
+			case err := <-f.Err():
+				return fmt.Errorf("publish %s: %w", batch[i].subject, err)
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			seqs[i] = batch[i].seq
+		}
+		if _, err := tx.Exec(ctx, "UPDATE "+t+" SET published_at = now() WHERE seq = ANY($1)", seqs); err != nil {
+			return err
+		}
+		// Published rows carry no information of their own once JetStream has them.
+		if _, err := tx.Exec(ctx, "DELETE FROM "+t+" WHERE published_at < now() - interval '1 day'"); err != nil {
+			return err
+		}
+		n = len(batch)
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("outbox.drain %s: %w", r.Schema, err)
+	}
+	return n, nil
+}

@@ -1,0 +1,251 @@
+// Package testkit gives tests real dependencies: a fresh Postgres database
+// cloned from a migrated template, an embedded NATS server with JetStream,
+// and Redis. It uses TEST_DATABASE_URL / REDIS_URL or the local servers and
+// falls back to Docker (dockertest) where an engine runs. A missing
+// dependency fails the test; it never skips.
+package testkit
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/nats-io/nats.go"
+	"github.com/ory/dockertest/v3"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/ledgerplatform/ledger/pkg/migrate"
+	"github.com/ledgerplatform/ledger/pkg/natsembed"
+)
+
+// RandomID returns a short random hex string for names.
+func RandomID() string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+var (
+	pgOnce    sync.Once
+	pgBaseURL string
+	pgErr     error
+)
+
+// baseURL finds a Postgres server to use: TEST_DATABASE_URL, the local
+// server, or a container when Docker is available.
+func baseURL() (string, error) {
+	pgOnce.Do(func() {
+		candidates := []string{os.Getenv("TEST_DATABASE_URL"), os.Getenv("DATABASE_URL"), "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"}
+		for _, u := range candidates {
+			if u != "" && ping(u) == nil {
+				pgBaseURL = u
+				return
+			}
+		}
+		pgBaseURL, pgErr = dockerPostgres()
+	})
+	return pgBaseURL, pgErr
+}
+
+func ping(u string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	c, err := pgx.Connect(ctx, u)
+	if err != nil {
+		return err
+	}
+	defer c.Close(ctx)
+	return c.Ping(ctx)
+}
+
+func dockerPostgres() (string, error) {
+	pool, err := dockertest.NewPool("")
+	if err == nil {
+		err = pool.Client.Ping()
+	}
+	if err != nil {
+		return "", fmt.Errorf("no Postgres: set TEST_DATABASE_URL, start the local server, or run a Docker engine (%v)", err)
+	}
+	res, err := pool.Run("postgres", "16", []string{"POSTGRES_HOST_AUTH_METHOD=trust"})
+	if err != nil {
+		return "", err
+	}
+	_ = res.Expire(1800)
+	u := fmt.Sprintf("postgres://postgres@localhost:%s/postgres?sslmode=disable", res.GetPort("5432/tcp"))
+	return u, pool.Retry(func() error { return ping(u) })
+}
+
+// withDB replaces the database name of url.
+func withDB(raw, name string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	u.Path = "/" + name
+	return u.String()
+}
+
+// Postgres returns the URL of a new, empty-but-migrated database made from
+// a template that is migrated once per set of migrations and shared by every
+// test package. The database is dropped when the test ends.
+func Postgres(t testing.TB, sets ...migrate.Set) string {
+	t.Helper()
+	base, err := baseURL()
+	if err != nil {
+		t.Fatalf("testkit: %v", err)
+	}
+	ctx := context.Background()
+	tmpl, err := template(ctx, base, sets)
+	if err != nil {
+		t.Fatalf("testkit: template: %v", err)
+	}
+	name := "t_" + RandomID()
+	admin, err := pgx.Connect(ctx, base)
+	if err != nil {
+		t.Fatalf("testkit: %v", err)
+	}
+	defer admin.Close(ctx)
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name+" TEMPLATE "+tmpl); err != nil {
+		t.Fatalf("testkit: create database: %v", err)
+	}
+	t.Cleanup(func() {
+		c, err := pgx.Connect(context.Background(), base)
+		if err != nil {
+			return
+		}
+		defer c.Close(context.Background())
+		_, _ = c.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+	})
+	return withDB(base, name)
+}
+
+// template returns the name of a database holding every migration of sets,
+// building it under an advisory lock if no test package has done so yet.
+func template(ctx context.Context, base string, sets []migrate.Set) (string, error) {
+	fp, err := migrate.Fingerprint(sets...)
+	if err != nil {
+		return "", err
+	}
+	name := "tmpl_" + fp
+	admin, err := pgx.Connect(ctx, base)
+	if err != nil {
+		return "", err
+	}
+	defer admin.Close(ctx)
+	if _, err := admin.Exec(ctx, "SELECT pg_advisory_lock(hashtext($1))", name); err != nil {
+		return "", err
+	}
+	defer admin.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(hashtext($1))", name)
+	var exists bool
+	if err := admin.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
+		return "", err
+	}
+	if exists {
+		return name, nil
+	}
+	building := name + "_build"
+	if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+building+" WITH (FORCE)"); err != nil {
+		return "", err
+	}
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+building); err != nil {
+		return "", err
+	}
+	pool, err := pgxpool.New(ctx, withDB(base, building))
+	if err != nil {
+		return "", err
+	}
+	err = migrate.Up(ctx, pool, sets...)
+	pool.Close()
+	if err != nil {
+		return "", err
+	}
+	// Renaming last means a half-built template is never used.
+	if _, err := admin.Exec(ctx, "ALTER DATABASE "+building+" RENAME TO "+name); err != nil {
+		return "", err
+	}
+	return name, nil
+}
+
+// NATS starts an embedded NATS server with JetStream for the test and
+// returns its client URL and a connection.
+func NATS(t testing.TB) (string, *nats.Conn) {
+	t.Helper()
+	s, err := natsembed.Start(t.TempDir(), "127.0.0.1", -1)
+	if err != nil {
+		t.Fatalf("testkit: %v", err)
+	}
+	t.Cleanup(s.Shutdown)
+	nc, err := nats.Connect(s.ClientURL())
+	if err != nil {
+		t.Fatalf("testkit: nats connect: %v", err)
+	}
+	t.Cleanup(nc.Close)
+	return s.ClientURL(), nc
+}
+
+var (
+	redisOnce sync.Once
+	redisURL  string
+	redisErr  error
+)
+
+// Redis returns a client and a key prefix private to the test.
+func Redis(t testing.TB) (*redis.Client, string) {
+	t.Helper()
+	redisOnce.Do(func() {
+		for _, u := range []string{os.Getenv("REDIS_URL"), "redis://127.0.0.1:6379/0"} {
+			if u == "" {
+				continue
+			}
+			opt, err := redis.ParseURL(u)
+			if err != nil {
+				continue
+			}
+			c := redis.NewClient(opt)
+			err = c.Ping(context.Background()).Err()
+			c.Close()
+			if err == nil {
+				redisURL = u
+				return
+			}
+		}
+		redisURL, redisErr = dockerRedis()
+	})
+	if redisErr != nil {
+		t.Fatalf("testkit: %v", redisErr)
+	}
+	opt, _ := redis.ParseURL(redisURL)
+	c := redis.NewClient(opt)
+	t.Cleanup(func() { c.Close() })
+	return c, "test:" + RandomID() + ":"
+}
+
+func dockerRedis() (string, error) {
+	pool, err := dockertest.NewPool("")
+	if err == nil {
+		err = pool.Client.Ping()
+	}
+	if err != nil {
+		return "", fmt.Errorf("no Redis: set REDIS_URL, start the local server, or run a Docker engine (%v)", err)
+	}
+	res, err := pool.Run("redis", "7", nil)
+	if err != nil {
+		return "", err
+	}
+	_ = res.Expire(1800)
+	u := "redis://localhost:" + res.GetPort("6379/tcp") + "/0"
+	return u, pool.Retry(func() error {
+		opt, _ := redis.ParseURL(u)
+		c := redis.NewClient(opt)
+		defer c.Close()
+		return c.Ping(context.Background()).Err()
+	})
+}
