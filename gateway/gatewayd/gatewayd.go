@@ -1,0 +1,167 @@
+// Package gatewayd runs the gateway as a process: config from the
+// environment, connections, the HTTP server and a clean shutdown.
+package gatewayd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/ledgerplatform/ledger/contracts/gatewayv1"
+	"github.com/ledgerplatform/ledger/gateway"
+	"github.com/ledgerplatform/ledger/pkg/natsx"
+)
+
+// Config is read from the environment by LoadConfig.
+type Config struct {
+	Addr      string // GATEWAY_ADDR, default :8080
+	NATSURL   string // NATS_URL, default nats://127.0.0.1:4222
+	RedisURL  string // REDIS_URL; empty means an in-process limiter
+	KeyPrefix string // REDIS_KEY_PREFIX for rate-limit keys, default "ledger:rl:"
+	Gateway   gateway.Config
+}
+
+// LoadConfig reads RATE_LIMIT_PER_MINUTE, AUTH_RATE_LIMIT_PER_MINUTE,
+// CREDENTIAL_CACHE_TTL, MAX_BODY_BYTES, REQUEST_TIMEOUT and TRUST_PROXY too.
+func LoadConfig(getenv func(string) string) (Config, error) {
+	c := Config{
+		Addr:      or(getenv("GATEWAY_ADDR"), ":8080"),
+		NATSURL:   or(getenv("NATS_URL"), nats.DefaultURL),
+		RedisURL:  getenv("REDIS_URL"),
+		KeyPrefix: or(getenv("REDIS_KEY_PREFIX"), "ledger:rl:"),
+	}
+	var err error
+	ints := []struct {
+		name string
+		dst  *int
+	}{{"RATE_LIMIT_PER_MINUTE", &c.Gateway.RateLimitPerMinute}, {"AUTH_RATE_LIMIT_PER_MINUTE", &c.Gateway.AuthRateLimitPerMinute}}
+	for _, v := range ints {
+		if s := getenv(v.name); s != "" {
+			if *v.dst, err = strconv.Atoi(s); err != nil || *v.dst <= 0 {
+				return c, fmt.Errorf("gatewayd: %s must be a positive integer", v.name)
+			}
+		}
+	}
+	durs := []struct {
+		name string
+		dst  *time.Duration
+	}{{"CREDENTIAL_CACHE_TTL", &c.Gateway.CredentialTTL}, {"REQUEST_TIMEOUT", &c.Gateway.RequestTimeout}}
+	for _, v := range durs {
+		if s := getenv(v.name); s != "" {
+			if *v.dst, err = time.ParseDuration(s); err != nil {
+				return c, fmt.Errorf("gatewayd: %s: %w", v.name, err)
+			}
+		}
+	}
+	if s := getenv("MAX_BODY_BYTES"); s != "" {
+		if c.Gateway.MaxBodyBytes, err = strconv.ParseInt(s, 10, 64); err != nil {
+			return c, fmt.Errorf("gatewayd: MAX_BODY_BYTES: %w", err)
+		}
+	}
+	c.Gateway.TrustProxy = getenv("TRUST_PROXY") == "true"
+	return c, nil
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// Deps may carry ready connections; missing ones are opened from Config.
+type Deps struct {
+	NC    *nats.Conn
+	Redis *redis.Client
+	Log   *slog.Logger
+	// Ready is called with the listening address once the server accepts.
+	Ready func(addr string)
+}
+
+// Run serves until ctx ends, then drains in-flight requests.
+func Run(ctx context.Context, cfg Config, deps Deps) error {
+	log := deps.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	nc := deps.NC
+	if nc == nil {
+		var err error
+		if nc, err = nats.Connect(cfg.NATSURL, nats.Name("gateway"), nats.MaxReconnects(-1)); err != nil {
+			return fmt.Errorf("gatewayd: nats: %w", err)
+		}
+		defer nc.Drain()
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return fmt.Errorf("gatewayd: jetstream: %w", err)
+	}
+	if err := natsx.EnsureStream(ctx, js, gatewayv1.StreamCalls, gatewayv1.CallsFilter); err != nil {
+		return err
+	}
+	rdb := deps.Redis
+	if rdb == nil && cfg.RedisURL != "" {
+		opt, err := redis.ParseURL(cfg.RedisURL)
+		if err != nil {
+			return fmt.Errorf("gatewayd: REDIS_URL: %w", err)
+		}
+		rdb = redis.NewClient(opt)
+		defer rdb.Close()
+	}
+	gd := gateway.Deps{NC: nc, Log: log}
+	if rdb != nil {
+		gd.Limiter = gateway.NewRedisLimiter(rdb, cfg.KeyPrefix)
+		gd.Ready = func(ctx context.Context) error {
+			if err := rdb.Ping(ctx).Err(); err != nil {
+				return fmt.Errorf("redis: %w", err)
+			}
+			return nil
+		}
+	} else {
+		log.Warn("no Redis configured: rate limits are kept per process only")
+	}
+	g, err := gateway.New(cfg.Gateway, gd)
+	if err != nil {
+		return err
+	}
+	defer g.Close()
+
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("gatewayd: listen %s: %w", cfg.Addr, err)
+	}
+	srv := &http.Server{
+		Handler:           g,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      120 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	log.Info("gateway listening", "addr", ln.Addr().String())
+	if deps.Ready != nil {
+		deps.Ready(ln.Addr().String())
+	}
+	select {
+	case err := <-errc:
+		return fmt.Errorf("gatewayd: serve: %w", err)
+	case <-ctx.Done():
+	}
+	shutCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("gatewayd: shutdown: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,103 @@
+package gateway
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/natsx"
+)
+
+// chain applies middleware so the first one listed runs first.
+func chain(h http.Handler, mw ...func(http.Handler) http.Handler) http.Handler {
+	for i := len(mw) - 1; i >= 0; i-- {
+		h = mw[i](h)
+	}
+	return h
+}
+
+var validRequestID = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+
+// requestID adopts a well-formed X-Request-Id from the client or makes one,
+// and returns it on every response.
+func requestID(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get("X-Request-Id")
+		if !validRequestID.MatchString(id) {
+			id = uuid.NewString()
+		}
+		w.Header().Set("X-Request-Id", id)
+		next.ServeHTTP(w, r.WithContext(natsx.WithRequestID(r.Context(), id)))
+	})
+}
+
+func requestIDOf(r *http.Request) string { return natsx.RequestID(r.Context()) }
+
+func recoverer(log *slog.Logger) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			defer func() {
+				if p := recover(); p != nil {
+					if p == http.ErrAbortHandler {
+						panic(p)
+					}
+					log.Error("panic", "request_id", requestIDOf(r), "panic", p)
+					writeError(w, r, errs.E(errs.Internal, "internal error"))
+				}
+			}()
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// statusWriter remembers the status for logs, metrics and the audit record.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusWriter) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusWriter) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	return s.ResponseWriter.Write(b)
+}
+
+func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+type routeLabelKey struct{}
+
+// routeLabel lets the API handler name the matched route for the access log.
+type routeLabel struct{ name string }
+
+func accessLog(log *slog.Logger) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			start := time.Now()
+			sw := &statusWriter{ResponseWriter: w}
+			label := &routeLabel{name: r.URL.Path}
+			next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), routeLabelKey{}, label)))
+			log.LogAttrs(r.Context(), slog.LevelInfo, "http",
+				slog.String("method", r.Method), slog.String("route", label.name), slog.Int("status", sw.status),
+				slog.Duration("duration", time.Since(start)), slog.String("request_id", requestIDOf(r)))
+		})
+	}
+}
+
+func setRouteLabel(r *http.Request, name string) {
+	if l, ok := r.Context().Value(routeLabelKey{}).(*routeLabel); ok {
+		l.name = name
+	}
+}

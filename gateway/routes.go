@@ -1,0 +1,61 @@
+package gateway
+
+import (
+	"github.com/ledgerplatform/ledger/contracts/identityv1"
+)
+
+// Route is one /v1 endpoint: who may call it and which NATS subject serves it.
+type Route struct {
+	Method  string
+	Pattern string // path with {name} parameters
+	Scope   string // module:action; "" means any authenticated caller
+	Subject string
+	Flags   Flags
+}
+
+// Flags adjust how a route is guarded.
+type Flags uint8
+
+const (
+	// Public routes need no credential.
+	Public Flags = 1 << iota
+	// AuthLimited routes are rate-limited per client address with the
+	// stricter auth limit instead of per key.
+	AuthLimited
+	// Operator routes also require the caller's tenant to be the operator.
+	Operator
+)
+
+// Routes lists every /v1 route, one line each. contracts/openapi.yaml
+// documents exactly these; a test keeps the two in step.
+var Routes = []Route{
+	{"POST", "/v1/auth/login", "", identityv1.SubjectLogin, Public | AuthLimited},
+	{"POST", "/v1/auth/forgot-password", "", identityv1.SubjectForgotPassword, Public | AuthLimited},
+	{"POST", "/v1/auth/setup-password", "", identityv1.SubjectSetupPassword, Public | AuthLimited},
+	{"POST", "/v1/auth/verify-token", "", identityv1.SubjectVerifyToken, AuthLimited},
+	{"POST", "/v1/auth/logout", "", identityv1.SubjectLogout, 0},
+	{"GET", "/v1/auth/me", "", identityv1.SubjectMe, 0},
+
+	{"GET", "/v1/api-keys", "config:read", identityv1.SubjectKeysList, 0},
+	{"POST", "/v1/api-keys", "config:write", identityv1.SubjectKeysCreate, 0},
+	{"DELETE", "/v1/api-keys/{id}", "config:write", identityv1.SubjectKeysDelete, 0},
+
+	{"GET", "/v1/users", "config:read", identityv1.SubjectUsersList, 0},
+	{"POST", "/v1/users/invite", "config:write", identityv1.SubjectUsersInvite, 0},
+	{"PATCH", "/v1/users/{id}", "config:write", identityv1.SubjectUsersUpdate, 0},
+	{"DELETE", "/v1/users/{id}", "config:write", identityv1.SubjectUsersDelete, 0},
+
+	{"GET", "/v1/tenant", "config:read", identityv1.SubjectTenantGet, 0},
+	{"PATCH", "/v1/tenant", "config:write", identityv1.SubjectTenantUpdate, 0},
+
+	{"GET", "/v1/oauth/apps", "config:read", identityv1.SubjectOAuthAppsList, 0},
+	{"DELETE", "/v1/oauth/apps/{clientId}", "config:write", identityv1.SubjectOAuthAppsDelete, 0},
+	{"GET", "/v1/oauth/clients", "config:read", identityv1.SubjectOAuthClientsList, 0},
+	{"PUT", "/v1/oauth/clients/{clientId}", "config:write", identityv1.SubjectOAuthClientsPut, 0},
+
+	{"GET", "/v1/admin/tenants", "admin", identityv1.SubjectAdminTenantsList, Operator},
+	{"POST", "/v1/admin/tenants", "admin", identityv1.SubjectAdminTenantsCreate, Operator},
+	{"DELETE", "/v1/admin/tenants/{id}", "admin", identityv1.SubjectAdminTenantsDelete, Operator},
+
+	{"GET", "/v1/audit-log", "config:read", identityv1.SubjectAuditList, 0},
+}
