@@ -1,0 +1,147 @@
+// Package allinone runs the whole platform in one process: an embedded NATS
+// server with JetStream, every service and the gateway, on Postgres and
+// Redis found (or, for Postgres, made) on this machine. It is what
+// `make run` starts and what the end-to-end tests drive.
+package allinone
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strconv"
+
+	"github.com/nats-io/nats.go"
+	"github.com/redis/go-redis/v9"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/ledgerplatform/ledger/gateway/gatewayd"
+	"github.com/ledgerplatform/ledger/pkg/db"
+	"github.com/ledgerplatform/ledger/pkg/natsembed"
+	"github.com/ledgerplatform/ledger/services/identity/identityd"
+)
+
+// Config gathers every part's configuration.
+type Config struct {
+	DataDir  string // DATA_DIR, default .data
+	NATSPort int    // NATS_PORT for the embedded server, default 14222 (-1 picks one)
+	Identity identityd.Config
+	Gateway  gatewayd.Config
+}
+
+// LoadConfig reads the environment.
+func LoadConfig(getenv func(string) string) (Config, error) {
+	c := Config{DataDir: getenv("DATA_DIR"), NATSPort: 14222}
+	if c.DataDir == "" {
+		c.DataDir = ".data"
+	}
+	if s := getenv("NATS_PORT"); s != "" {
+		p, err := strconv.Atoi(s)
+		if err != nil {
+			return c, fmt.Errorf("allinone: NATS_PORT: %w", err)
+		}
+		c.NATSPort = p
+	}
+	var err error
+	if c.Identity, err = identityd.LoadConfig(getenv); err != nil {
+		return c, err
+	}
+	if c.Gateway, err = gatewayd.LoadConfig(getenv); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+// Deps may supply ready dependencies (tests do); missing ones are found or
+// started here.
+type Deps struct {
+	DatabaseURL string // owner connection; migrations run with it
+	NC          *nats.Conn
+	Redis       *redis.Client
+	Log         *slog.Logger
+	// Ready receives the gateway's address once the platform serves.
+	Ready func(addr string)
+}
+
+// Run starts everything and blocks until ctx ends or a part fails.
+func Run(ctx context.Context, cfg Config, deps Deps) error {
+	log := deps.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	if deps.DatabaseURL == "" {
+		url, stop, err := EnsurePostgres(ctx, cfg.DataDir, log)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		deps.DatabaseURL = url
+	}
+	if deps.NC == nil {
+		srv, err := natsembed.Start(filepath.Join(cfg.DataDir, "nats"), "127.0.0.1", cfg.NATSPort)
+		if err != nil {
+			return err
+		}
+		defer srv.Shutdown()
+		nc, err := nats.Connect(srv.ClientURL(), nats.Name("allinone"))
+		if err != nil {
+			return fmt.Errorf("allinone: nats: %w", err)
+		}
+		defer nc.Close()
+		deps.NC = nc
+		log.Info("embedded NATS with JetStream", "url", srv.ClientURL(), "store", filepath.Join(cfg.DataDir, "nats"))
+	}
+	if deps.Redis == nil {
+		url, err := RedisURL(ctx)
+		if err != nil {
+			return err
+		}
+		if url != "" {
+			opt, err := redis.ParseURL(url)
+			if err != nil {
+				return fmt.Errorf("allinone: REDIS_URL: %w", err)
+			}
+			deps.Redis = redis.NewClient(opt)
+			defer deps.Redis.Close()
+		}
+	}
+	owner, err := db.Open(ctx, deps.DatabaseURL, "", 8)
+	if err != nil {
+		return err
+	}
+	defer owner.Close()
+
+	g, ctx := errgroup.WithContext(ctx)
+	// Each service signals readiness; the gateway starts once they all serve.
+	services := []struct {
+		name string
+		run  func(ctx context.Context, ready func()) error
+	}{
+		{"identity", func(ctx context.Context, ready func()) error {
+			return identityd.Run(ctx, cfg.Identity, identityd.Deps{Pool: owner, NC: deps.NC, Log: log.With("service", "identity"), Ready: ready})
+		}},
+	}
+	for _, s := range services {
+		ready := make(chan struct{})
+		g.Go(func() error {
+			if err := s.run(ctx, func() { close(ready) }); err != nil {
+				return fmt.Errorf("%s: %w", s.name, err)
+			}
+			return nil
+		})
+		select {
+		case <-ready:
+		case <-ctx.Done():
+			return errors.Join(ctx.Err(), g.Wait())
+		}
+	}
+	g.Go(func() error {
+		return gatewayd.Run(ctx, cfg.Gateway, gatewayd.Deps{NC: deps.NC, Redis: deps.Redis, Log: log.With("service", "gateway"), Ready: deps.Ready})
+	})
+	err = g.Wait()
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
