@@ -50,6 +50,23 @@ func Put(ctx context.Context, tx pgx.Tx, schema, subject string, payload any) (s
 	return id, nil
 }
 
+// Queue adds the insert of an event to a pgx batch, for writers that send a
+// whole transaction in one round trip. Call Notify once in the same batch.
+func Queue(b *pgx.Batch, schema, subject string, payload any) error {
+	p, err := json.Marshal(payload)
+	if err != nil {
+		return fmt.Errorf("outbox.Queue %s: %w", subject, err)
+	}
+	t := pgx.Identifier{schema, "outbox"}.Sanitize()
+	b.Queue("INSERT INTO "+t+" (id, subject, payload) VALUES ($1, $2, $3)", uuid.NewString(), subject, p)
+	return nil
+}
+
+// Notify wakes the relay of schema once the batch's transaction commits.
+func Notify(b *pgx.Batch, schema string) {
+	b.Queue("SELECT pg_notify($1, '')", channel(schema))
+}
+
 func channel(schema string) string { return "outbox_" + schema }
 
 // Relay publishes one schema's outbox.

@@ -1,0 +1,106 @@
+// Package ledgerv1 is the contract of the ledger service.
+package ledgerv1
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Request/reply subjects of the REST routes; path parameters travel in the
+// Path-Params header under the names noted.
+const (
+	SubjectBookingsCreate       = "ledger.v1.bookings.create"
+	SubjectBookingsWithDocument = "ledger.v1.bookings.with_document"
+	SubjectDocumentsUpload      = "ledger.v1.documents.upload"
+	SubjectDocumentsFile        = "ledger.v1.documents.file" // param id
+	SubjectJournalList          = "ledger.v1.journal.list"
+	SubjectJournalGet           = "ledger.v1.journal.get" // param intent_id
+	SubjectJournalReverse       = "ledger.v1.journal.reverse"
+	SubjectJournalVerify        = "ledger.v1.journal.verify"
+
+	SubjectAccountsList    = "ledger.v1.accounts.list"
+	SubjectAccountsCreate  = "ledger.v1.accounts.create"
+	SubjectAccountsSearch  = "ledger.v1.accounts.search"
+	SubjectAccountsEntries = "ledger.v1.accounts.entries" // param number
+
+	SubjectTaxCodesList   = "ledger.v1.tax_codes.list"
+	SubjectTaxCodesUpdate = "ledger.v1.tax_codes.update" // param code
+
+	SubjectReviewList     = "ledger.v1.review.list"
+	SubjectReviewCount    = "ledger.v1.review.count"
+	SubjectReviewNext     = "ledger.v1.review.next"
+	SubjectReviewGet      = "ledger.v1.review.get"    // param id
+	SubjectReviewDelete   = "ledger.v1.review.delete" // param id
+	SubjectReviewAdjust   = "ledger.v1.review.adjust" // param id
+	SubjectReviewConfirm  = "ledger.v1.review.confirm"
+	SubjectReviewDraft    = "ledger.v1.review.draft"
+	SubjectReviewOverride = "ledger.v1.review.override"
+
+	// Internal commands from other services.
+	// SubjectSetPeriodLock sets the lock state of a month; body SetPeriodLock.
+	SubjectSetPeriodLock = "ledger.v1.periods.set_lock"
+	// SubjectReviewCreate creates a review-queue item; body ReviewItemInput.
+	SubjectReviewCreate = "ledger.v1.review.create"
+	// SubjectPost posts a booking for another service; body PostRequest.
+	SubjectPost = "ledger.v1.post"
+)
+
+// Events of the ledger, published through its outbox.
+const (
+	StreamEvents       = "LEDGER"
+	EventsFilter       = "evt.ledger.v1.>"
+	EventIntentPosted  = "evt.ledger.v1.intent_posted"
+	EventPeriodLockSet = "evt.ledger.v1.period_lock_set"
+)
+
+// Period lock states, exactly as the specification writes them.
+const (
+	PeriodOpen       = "open"
+	PeriodSoftLocked = "soft-locked"
+	PeriodHardLocked = "hard-locked"
+)
+
+// SetPeriodLock is the command of SubjectSetPeriodLock. Period is YYYY-MM, or
+// YYYY-13 for a year's adjustment period.
+type SetPeriodLock struct {
+	TenantID string `json:"tenant_id"`
+	Period   string `json:"period"`
+	Status   string `json:"status"`
+	LockedBy string `json:"locked_by,omitempty"`
+}
+
+// EventLine is one journal event inside IntentPosted.
+type EventLine struct {
+	ID            string  `json:"id"`
+	JournalNumber int64   `json:"journal_number"`
+	AccountDebit  string  `json:"account_debit"`
+	AccountCredit string  `json:"account_credit"`
+	Amount        string  `json:"amount"` // exact decimal as text
+	TaxCode       *string `json:"tax_code"`
+	Description   string  `json:"description"`
+}
+
+// IntentPosted is the payload of EventIntentPosted: everything a projection
+// needs, in journal order.
+type IntentPosted struct {
+	TenantID    string      `json:"tenant_id"`
+	IntentID    string      `json:"intent_id"`
+	BookingDate string      `json:"booking_date"`
+	Description string      `json:"description"`
+	Source      string      `json:"source"`
+	Reverses    string      `json:"reverses,omitempty"`
+	FirstNumber int64       `json:"first_number"`
+	LastNumber  int64       `json:"last_number"`
+	Events      []EventLine `json:"events"`
+	CapturedAt  time.Time   `json:"captured_at"`
+}
+
+// PostRequest lets another service post with a deterministic intent id, so
+// a retried command never posts twice.
+type PostRequest struct {
+	TenantID   string          `json:"tenant_id"`
+	IntentID   string          `json:"intent_id"`
+	Source     string          `json:"source"`
+	Booking    json.RawMessage `json:"booking"`
+	DocumentID string          `json:"document_id,omitempty"`
+}

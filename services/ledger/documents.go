@@ -1,0 +1,4 @@
+package ledger
+
+// DocumentStore keeps uploaded originals unchanged.
+type DocumentStore interface{}

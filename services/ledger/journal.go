@@ -1,0 +1,289 @@
+package ledger
+
+import (
+	"context"
+	"regexp"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/ledgerplatform/ledger/pkg/auth"
+	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/money"
+)
+
+// JournalStore appends to and reads the journal.
+type JournalStore interface {
+	// Post appends an intent; a non-nil IdemRecord replays an earlier
+	// response for the same idempotency key.
+	Post(ctx context.Context, in *Intent) (Posted, *IdemRecord, error)
+	IntentDetail(ctx context.Context, tenant, id string) (*IntentDetail, error)
+	Journal(ctx context.Context, tenant string, f JournalFilter) ([]JournalEntry, error)
+	Verify(ctx context.Context, tenant string) (Verification, error)
+	SetPeriodLock(ctx context.Context, tenant, period, status, by string) error
+}
+
+// JournalEntry is a line of the journal listing.
+type JournalEntry struct {
+	Event
+	ProvenanceSummary ProvenanceSummary `json:"provenance_summary"`
+}
+
+// ProvenanceSummary says who posted an entry and through which surface.
+type ProvenanceSummary struct {
+	Surface        string `json:"surface"`
+	SurfaceLabel   string `json:"surface_label"`
+	Channel        string `json:"channel"`
+	ChannelLabel   string `json:"channel_label"`
+	ActorType      string `json:"actor_type"`
+	ActorLabel     string `json:"actor_label"`
+	ActorKeyPrefix string `json:"actor_key_prefix"`
+	ActorDisplay   string `json:"actor_display"`
+}
+
+var surfaceLabels = map[string]string{"api": "REST API", "mcp": "MCP tools", "system": "System"}
+var channelLabels = map[string]string{"rest": "Direct booking", "review_queue": "Review queue", "reversal": "Reversal",
+	"bank": "Bank reconciliation", "receivables": "Receivables", "payables": "Payables", "document": "Booking with document"}
+
+// Summary turns stored provenance into the listing's summary.
+func (p Provenance) Summary() ProvenanceSummary {
+	s := ProvenanceSummary{Surface: p.Surface, SurfaceLabel: surfaceLabels[p.Surface], Channel: p.Channel,
+		ChannelLabel: channelLabels[p.Channel], ActorType: p.ActorType, ActorLabel: p.Label, ActorKeyPrefix: p.KeyPrefix}
+	s.ActorDisplay = p.Label
+	if p.KeyPrefix != "" {
+		s.ActorDisplay += " (" + p.KeyPrefix + "…)"
+	}
+	return s
+}
+
+// JournalFilter selects journal entries.
+type JournalFilter struct {
+	Account           string
+	From, To          *time.Time
+	Search            string
+	ExternalReference string
+	Limit, Offset     int
+}
+
+// IntentDetail is one intent with its entries and links.
+type IntentDetail struct {
+	IntentID      string         `json:"intent_id"`
+	BookingDate   string         `json:"booking_date"`
+	Description   string         `json:"description"`
+	Source        string         `json:"source"`
+	Category      string         `json:"category"`
+	DocumentID    *string        `json:"document_id"`
+	Reverses      *string        `json:"reverses"`
+	ReversedBy    *string        `json:"reversed_by"`
+	CreatedAt     time.Time      `json:"created_at"`
+	Entries       []JournalEntry `json:"entries"`
+	Summary       IntentSummary  `json:"summary"`
+	LinkedIntents []LinkedIntent `json:"linked_intents"`
+}
+
+// IntentSummary totals an intent.
+type IntentSummary struct {
+	EventCount  int          `json:"event_count"`
+	TotalAmount money.Amount `json:"total_amount"`
+	Debit       money.Amount `json:"total_debit"`
+	Credit      money.Amount `json:"total_credit"`
+	Balanced    bool         `json:"balanced"`
+}
+
+// LinkedIntent names a related intent.
+type LinkedIntent struct {
+	IntentID string `json:"intent_id"`
+	Relation string `json:"relation"` // reversed_by or reverses
+}
+
+// Verification is the result of recomputing a tenant's hash chain.
+type Verification struct {
+	OK          bool   `json:"ok"`
+	Events      int64  `json:"events"`
+	HeadHash    string `json:"head_hash"`
+	FirstBroken *int64 `json:"first_broken_journal_number,omitempty"`
+	Reason      string `json:"reason,omitempty"`
+}
+
+// Request carries what a command needs besides its body.
+type Request struct {
+	Claims         *auth.Claims
+	IdempotencyKey string
+	Body           []byte // raw body, hashed for idempotency
+	Channel        string // rest, review_queue, ...
+}
+
+func provenance(c *auth.Claims, channel string) Provenance {
+	p := Provenance{Surface: c.Surface, Channel: channel, KeyPrefix: c.KeyPrefix}
+	if p.Surface == "" {
+		p.Surface = "system"
+	}
+	switch {
+	case c.KeyID != "":
+		p.ActorType, p.ActorID, p.Label = "api_key", c.KeyID, c.Label
+	case c.UserID != "":
+		p.ActorType, p.ActorID, p.Label = "user", c.UserID, c.Email
+	default:
+		p.ActorType, p.Label = "service", "system"
+	}
+	return p
+}
+
+// Book validates and posts a booking.
+func (s *Service) Book(ctx context.Context, r Request, b Booking, documentID, category string) (Posted, *IdemRecord, error) {
+	tenant := r.Claims.TenantID
+	chart, err := s.chart(ctx, tenant)
+	if err != nil {
+		return Posted{}, nil, err
+	}
+	date, events, err := Expand(b, chart)
+	if err != nil {
+		return Posted{}, nil, err
+	}
+	in := &Intent{
+		ID: uuid.NewString(), TenantID: tenant, BookingDate: date, Description: b.Description,
+		Source: "api", Category: category, DocumentID: documentID, Provenance: provenance(r.Claims, r.Channel), Events: events,
+	}
+	if r.Channel != "rest" && r.Channel != "" {
+		in.Source = r.Channel
+	}
+	if !b.SkipDuplicateCheck {
+		in.Fingerprint = Fingerprint(date, b.Description, events)
+	}
+	s.idempotent(in, r)
+	return s.store.Post(ctx, in)
+}
+
+func (s *Service) idempotent(in *Intent, r Request) {
+	if r.IdempotencyKey == "" {
+		return
+	}
+	in.IdemScope = r.Claims.Actor()
+	in.IdemKey = r.IdempotencyKey
+	in.IdemHash = RequestHash([]byte(r.Channel), r.Body)
+}
+
+// ReverseRequest is the body of POST /v1/journal/reverse.
+type ReverseRequest struct {
+	IntentID    string `json:"intent_id"`
+	Reason      string `json:"reason,omitempty"`
+	BookingDate string `json:"booking_date,omitempty"`
+}
+
+// Reversed is the answer to a reversal.
+type Reversed struct {
+	ReversalIntentID string `json:"reversal_intent_id"`
+	OriginalIntentID string `json:"original_intent_id"`
+	EventCount       int    `json:"event_count"`
+}
+
+var uuidRe = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+// ValidID reports whether s is a UUID.
+func ValidID(s string) bool { return uuidRe.MatchString(s) }
+
+// Reverse posts the mirror image of an intent, linked to it. Reversing
+// twice, or reversing a reversal, is a conflict.
+func (s *Service) Reverse(ctx context.Context, r Request, rr ReverseRequest) (Reversed, *IdemRecord, error) {
+	tenant := r.Claims.TenantID
+	if !ValidID(rr.IntentID) {
+		return Reversed{}, nil, errs.Invalid("intent_id must be a UUID", errs.Field("intent_id", "required UUID"))
+	}
+	if len(rr.Reason) > MaxDescription {
+		return Reversed{}, nil, errs.Invalid("reason is too long", errs.Field("reason", "at most 500 characters"))
+	}
+	if err := s.ensureTenant(ctx, tenant); err != nil {
+		return Reversed{}, nil, err
+	}
+	orig, err := s.store.IntentDetail(ctx, tenant, rr.IntentID)
+	if err != nil {
+		return Reversed{}, nil, err
+	}
+	if orig.Reverses != nil {
+		return Reversed{}, nil, errs.E(errs.CannotReverseReversal, "intent %s is itself a reversal and cannot be reversed", rr.IntentID)
+	}
+	if orig.ReversedBy != nil {
+		return Reversed{}, nil, errs.E(errs.AlreadyReversed, "intent %s has already been reversed by %s", rr.IntentID, *orig.ReversedBy)
+	}
+	date, _ := ParseDate(orig.BookingDate)
+	if rr.BookingDate != "" {
+		var ok bool
+		if date, ok = ParseDate(rr.BookingDate); !ok {
+			return Reversed{}, nil, errs.Invalid("booking_date must be a real calendar date", errs.Field("booking_date", "YYYY-MM-DD"))
+		}
+	}
+	desc := "Storno: " + orig.Description
+	if rr.Reason != "" {
+		desc += " (" + rr.Reason + ")"
+	}
+	in := &Intent{
+		ID: uuid.NewString(), TenantID: tenant, BookingDate: date, Description: truncate(desc, MaxDescription),
+		Source: "reversal", Reverses: orig.IntentID, Provenance: provenance(r.Claims, "reversal"),
+	}
+	for _, e := range orig.Entries {
+		m := e.Event
+		m.ID, m.JournalNumber, m.Hash = "", 0, ""
+		m.AccountDebit, m.AccountCredit = e.AccountCredit, e.AccountDebit
+		m.Description = truncate("Storno: "+e.Description, MaxDescription)
+		in.Events = append(in.Events, m)
+	}
+	s.idempotent(in, r)
+	posted, replay, err := s.store.Post(ctx, in)
+	if err != nil || replay != nil {
+		return Reversed{}, replay, err
+	}
+	return Reversed{ReversalIntentID: posted.IntentID, OriginalIntentID: orig.IntentID, EventCount: posted.EventCount}, nil, nil
+}
+
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n])
+}
+
+// Journal lists entries.
+func (s *Service) Journal(ctx context.Context, tenant string, f JournalFilter) ([]JournalEntry, error) {
+	if err := s.ensureTenant(ctx, tenant); err != nil {
+		return nil, err
+	}
+	return s.store.Journal(ctx, tenant, f)
+}
+
+// Intent returns one intent.
+func (s *Service) Intent(ctx context.Context, tenant, id string) (*IntentDetail, error) {
+	if !ValidID(id) {
+		return nil, errs.NotFoundf("intent %s not found", id)
+	}
+	return s.store.IntentDetail(ctx, tenant, id)
+}
+
+// Verify recomputes the tenant's hash chain.
+func (s *Service) Verify(ctx context.Context, tenant string) (Verification, error) {
+	if err := s.ensureTenant(ctx, tenant); err != nil {
+		return Verification{}, err
+	}
+	return s.store.Verify(ctx, tenant)
+}
+
+var periodRe = regexp.MustCompile(`^[0-9]{4}-(0[1-9]|1[0-3])$`)
+
+// SetPeriodLock applies a lock state decided by the periods service.
+func (s *Service) SetPeriodLock(ctx context.Context, tenant, period, status, by string) error {
+	if !ValidID(tenant) {
+		return errs.Invalid("tenant_id must be a UUID", errs.Field("tenant_id", "required"))
+	}
+	if !periodRe.MatchString(period) {
+		return errs.Invalid("period must be YYYY-MM", errs.Field("period", "YYYY-MM or YYYY-13"))
+	}
+	switch status {
+	case "open", "soft-locked", "hard-locked":
+	default:
+		return errs.Invalid("status must be open, soft-locked or hard-locked", errs.Field("status", "unknown value"))
+	}
+	if err := s.ensureTenant(ctx, tenant); err != nil {
+		return err
+	}
+	return s.store.SetPeriodLock(ctx, tenant, period, status, by)
+}

@@ -1,0 +1,158 @@
+// Package ledgerd runs the ledger service: migrations, the NATS endpoints,
+// the outbox relay and the consumer that seeds new tenants.
+package ledgerd
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strconv"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/ledgerplatform/ledger/contracts/identityv1"
+	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
+	"github.com/ledgerplatform/ledger/pkg/db"
+	"github.com/ledgerplatform/ledger/pkg/migrate"
+	"github.com/ledgerplatform/ledger/pkg/natsx"
+	"github.com/ledgerplatform/ledger/pkg/outbox"
+	"github.com/ledgerplatform/ledger/services/ledger"
+	"github.com/ledgerplatform/ledger/services/ledger/natsrpc"
+	"github.com/ledgerplatform/ledger/services/ledger/postgres"
+	"github.com/ledgerplatform/ledger/services/ledger/skr04"
+)
+
+// Role is the database role the service runs as.
+const Role = "ledger_svc"
+
+// Config configures Run.
+type Config struct {
+	DatabaseURL   string // DATABASE_URL, owner of the ledger schema; used when Deps.Pool is nil
+	NATSURL       string // NATS_URL; used when Deps.NC is nil
+	DBMaxConns    int32  // LEDGER_DB_MAX_CONNS, default 20
+	MaxConcurrent int    // LEDGER_MAX_CONCURRENT requests in flight, default 512
+}
+
+// LoadConfig reads the environment.
+func LoadConfig(getenv func(string) string) (Config, error) {
+	c := Config{DatabaseURL: getenv("DATABASE_URL"), NATSURL: getenv("NATS_URL"), DBMaxConns: 20, MaxConcurrent: 512}
+	if c.DatabaseURL == "" {
+		c.DatabaseURL = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+	}
+	if c.NATSURL == "" {
+		c.NATSURL = nats.DefaultURL
+	}
+	if s := getenv("LEDGER_DB_MAX_CONNS"); s != "" {
+		n, err := strconv.ParseInt(s, 10, 32)
+		if err != nil || n < 3 {
+			return c, fmt.Errorf("ledgerd: LEDGER_DB_MAX_CONNS must be an integer of at least 3")
+		}
+		c.DBMaxConns = int32(n)
+	}
+	if s := getenv("LEDGER_MAX_CONCURRENT"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			return c, fmt.Errorf("ledgerd: LEDGER_MAX_CONCURRENT must be a positive integer")
+		}
+		c.MaxConcurrent = n
+	}
+	return c, nil
+}
+
+// Deps are connections Run uses instead of opening its own.
+type Deps struct {
+	Pool  *pgxpool.Pool // owner pool: Run migrates with it
+	NC    *nats.Conn
+	Log   *slog.Logger
+	Ready func()
+}
+
+// Seed is the chart every new tenant starts with.
+func Seed() ([]ledger.Account, []ledger.TaxCode) { return skr04.Accounts(), skr04.TaxCodes() }
+
+// Run serves until ctx ends.
+func Run(ctx context.Context, cfg Config, deps Deps) error {
+	log := deps.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	url := cfg.DatabaseURL
+	owner := deps.Pool
+	if owner == nil {
+		p, err := db.Open(ctx, url, "", 2)
+		if err != nil {
+			return fmt.Errorf("ledgerd: %w", err)
+		}
+		defer p.Close()
+		owner = p
+	} else {
+		url = owner.Config().ConnString()
+	}
+	if err := migrate.Up(ctx, owner, postgres.Migrations); err != nil {
+		return fmt.Errorf("ledgerd: %w", err)
+	}
+	pool, err := db.Open(ctx, url, Role, cfg.DBMaxConns)
+	if err != nil {
+		return fmt.Errorf("ledgerd: service pool: %w", err)
+	}
+	defer pool.Close()
+
+	nc := deps.NC
+	if nc == nil {
+		if nc, err = nats.Connect(cfg.NATSURL, nats.Name("ledger"), nats.MaxReconnects(-1)); err != nil {
+			return fmt.Errorf("ledgerd: connect to NATS: %w", err)
+		}
+		defer nc.Close()
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return fmt.Errorf("ledgerd: jetstream: %w", err)
+	}
+	for _, s := range [][2]string{{ledgerv1.StreamEvents, ledgerv1.EventsFilter}, {identityv1.StreamEvents, identityv1.EventsFilter}} {
+		if err := natsx.EnsureStream(ctx, js, s[0], s[1]); err != nil {
+			return fmt.Errorf("ledgerd: %w", err)
+		}
+	}
+	svc := ledger.New(postgres.New(pool, log), Seed)
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	relay := &outbox.Relay{Pool: pool, Schema: "ledger", JS: js, Log: log}
+	relayDone := make(chan struct{})
+	go func() { defer close(relayDone); _ = relay.Run(ctx) }()
+	defer func() { cancel(); <-relayDone }()
+
+	// New tenants get their chart as soon as identity announces them.
+	err = natsx.Consume(ctx, js, identityv1.StreamEvents, "ledger-tenants", identityv1.EventTenantCreated, log,
+		func(ctx context.Context, msg jetstream.Msg) error {
+			var ev identityv1.TenantEvent
+			if err := json.Unmarshal(msg.Data(), &ev); err != nil || ev.TenantID == "" {
+				log.Error("dropping malformed tenant event", "err", err)
+				return nil
+			}
+			return svc.EnsureTenant(ctx, ev.TenantID)
+		})
+	if err != nil {
+		return fmt.Errorf("ledgerd: %w", err)
+	}
+	srv, err := natsx.NewServer(nc, natsx.ServerConfig{Name: "ledger", Logger: log, MaxConcurrent: cfg.MaxConcurrent})
+	if err != nil {
+		return fmt.Errorf("ledgerd: %w", err)
+	}
+	if err := natsrpc.Register(srv, svc); err != nil {
+		_ = srv.Stop()
+		return fmt.Errorf("ledgerd: %w", err)
+	}
+	if deps.Ready != nil {
+		deps.Ready()
+	}
+	log.Info("ledger serving")
+	<-ctx.Done()
+	if err := srv.Stop(); err != nil {
+		log.Warn("stopping the NATS service", "err", err)
+	}
+	return nil
+}

@@ -1,0 +1,8 @@
+package natsrpc
+
+import (
+	"github.com/ledgerplatform/ledger/pkg/natsx"
+	"github.com/ledgerplatform/ledger/services/ledger"
+)
+
+func registerDocuments(s *natsx.Server, svc *ledger.Service) error { return nil }

@@ -1,0 +1,25 @@
+// Package postgres stores the ledger in its own schema: accounts, tax codes,
+// documents, journal intents and events with their hash chain, period
+// locks, idempotency keys, the review queue and the outbox.
+package postgres
+
+import (
+	"embed"
+	"io/fs"
+
+	"github.com/ledgerplatform/ledger/pkg/migrate"
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// Migrations of the ledger schema.
+var Migrations = migrate.Set{Schema: "ledger", FS: mustSub(migrationFiles, "migrations")}
+
+func mustSub(f fs.FS, dir string) fs.FS {
+	sub, err := fs.Sub(f, dir)
+	if err != nil {
+		panic(err)
+	}
+	return sub
+}

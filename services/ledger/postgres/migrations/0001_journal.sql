@@ -1,0 +1,172 @@
+-- The ledger's own role: it may read and append journal rows but never
+-- change or remove them (GoBD). Roles are cluster-wide, so creation tolerates
+-- a concurrent creator.
+DO $$ BEGIN
+    CREATE ROLE ledger_svc NOLOGIN;
+EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
+END $$;
+GRANT USAGE ON SCHEMA ledger TO ledger_svc;
+
+CREATE TABLE tenants (
+    tenant_id  uuid PRIMARY KEY,
+    seeded_at  timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE TABLE accounts (
+    tenant_id    uuid NOT NULL REFERENCES tenants,
+    number       text NOT NULL CHECK (number ~ '^[0-9]{1,8}$'),
+    name         text NOT NULL CHECK (length(name) BETWEEN 1 AND 255),
+    type         text NOT NULL CHECK (type IN ('asset', 'liability', 'equity', 'revenue', 'expense')),
+    category     text NOT NULL DEFAULT '' CHECK (length(category) <= 100),
+    report_group text NOT NULL DEFAULT '' CHECK (length(report_group) <= 40),
+    is_active    boolean NOT NULL DEFAULT true,
+    is_system    boolean NOT NULL DEFAULT false,
+    created_at   timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (tenant_id, number)
+);
+CREATE INDEX accounts_name ON accounts (tenant_id, lower(name) text_pattern_ops);
+
+CREATE TABLE tax_codes (
+    tenant_id           uuid NOT NULL REFERENCES tenants,
+    code                text NOT NULL CHECK (code ~ '^[A-Za-z0-9_.-]{1,20}$'),
+    label               text NOT NULL CHECK (length(label) BETWEEN 1 AND 100),
+    description         text,
+    kind                text NOT NULL CHECK (kind IN ('output', 'input', 'reverse_charge', 'ic_acquisition', 'exempt')),
+    rate                numeric(5,2) NOT NULL CHECK (rate >= 0 AND rate < 100),
+    vat_account         text,
+    self_assess_account text,
+    datev_bu_key        text NOT NULL DEFAULT '',
+    is_system           boolean NOT NULL DEFAULT false,
+    is_active           boolean NOT NULL DEFAULT true,
+    created_at          timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (tenant_id, code),
+    FOREIGN KEY (tenant_id, vat_account) REFERENCES accounts,
+    FOREIGN KEY (tenant_id, self_assess_account) REFERENCES accounts
+);
+
+-- The head of each tenant's journal: the last number and hash. Postings
+-- lock this row, which makes numbers gapless and the chain linear, and
+-- period-lock changes lock it too, so a lock and a posting never race.
+CREATE TABLE journal_heads (
+    tenant_id   uuid PRIMARY KEY REFERENCES tenants,
+    last_number bigint NOT NULL DEFAULT 0,
+    last_hash   bytea NOT NULL DEFAULT ''::bytea
+);
+
+CREATE TABLE intents (
+    tenant_id    uuid NOT NULL REFERENCES tenants,
+    id           uuid NOT NULL,
+    booking_date date NOT NULL,
+    description  text NOT NULL,
+    source       text NOT NULL,
+    category     text NOT NULL DEFAULT '',
+    document_id  uuid,
+    reverses     uuid,
+    provenance   jsonb NOT NULL DEFAULT '{}',
+    fingerprint  text NOT NULL DEFAULT '',
+    first_number bigint NOT NULL,
+    event_count  int NOT NULL CHECK (event_count > 0),
+    created_at   timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (tenant_id, id),
+    FOREIGN KEY (tenant_id, reverses) REFERENCES intents
+);
+-- An intent can be reversed once.
+CREATE UNIQUE INDEX intents_reversed_once ON intents (tenant_id, reverses) WHERE reverses IS NOT NULL;
+CREATE INDEX intents_fingerprint ON intents (tenant_id, fingerprint) WHERE fingerprint <> '';
+
+CREATE TABLE journal_events (
+    tenant_id          uuid NOT NULL,
+    journal_number     bigint NOT NULL CHECK (journal_number > 0),
+    id                 uuid NOT NULL,
+    intent_id          uuid NOT NULL,
+    booking_date       date NOT NULL,
+    account_debit      text NOT NULL,
+    account_credit     text NOT NULL CHECK (account_credit <> account_debit),
+    amount             numeric(18,2) NOT NULL CHECK (amount > 0),
+    tax_code           text,
+    description        text NOT NULL,
+    source             text NOT NULL,
+    fx_currency        text,
+    fx_amount          numeric,
+    external_reference text,
+    -- json, not jsonb: the chain hashes the exact text.
+    custom_metadata    json,
+    captured_at        timestamptz NOT NULL,
+    hash               bytea NOT NULL,
+    PRIMARY KEY (tenant_id, journal_number),
+    FOREIGN KEY (tenant_id, intent_id) REFERENCES intents,
+    FOREIGN KEY (tenant_id, account_debit) REFERENCES accounts,
+    FOREIGN KEY (tenant_id, account_credit) REFERENCES accounts
+);
+CREATE INDEX journal_events_intent ON journal_events (tenant_id, intent_id);
+CREATE INDEX journal_events_date ON journal_events (tenant_id, booking_date, journal_number);
+CREATE INDEX journal_events_debit ON journal_events (tenant_id, account_debit, booking_date);
+CREATE INDEX journal_events_credit ON journal_events (tenant_id, account_credit, booking_date);
+CREATE INDEX journal_events_extref ON journal_events (tenant_id, external_reference) WHERE external_reference IS NOT NULL;
+
+-- Append-only, whoever asks: the role has no UPDATE/DELETE and the
+-- triggers refuse them for everyone else too.
+CREATE FUNCTION refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    RAISE EXCEPTION 'ledger: % on % is not allowed; the journal is append-only', TG_OP, TG_TABLE_NAME
+        USING ERRCODE = 'insufficient_privilege';
+END $$;
+CREATE TRIGGER journal_events_append_only BEFORE UPDATE OR DELETE ON journal_events
+    FOR EACH ROW EXECUTE FUNCTION refuse_change();
+CREATE TRIGGER journal_events_no_truncate BEFORE TRUNCATE ON journal_events
+    FOR EACH STATEMENT EXECUTE FUNCTION refuse_change();
+CREATE TRIGGER intents_append_only BEFORE UPDATE OR DELETE ON intents
+    FOR EACH ROW EXECUTE FUNCTION refuse_change();
+CREATE TRIGGER intents_no_truncate BEFORE TRUNCATE ON intents
+    FOR EACH STATEMENT EXECUTE FUNCTION refuse_change();
+
+-- Lock state per month (YYYY-MM) or adjustment period (YYYY-13), set by
+-- commands of the periods service. No row means open.
+CREATE TABLE period_locks (
+    tenant_id  uuid NOT NULL REFERENCES tenants,
+    period     text NOT NULL CHECK (period ~ '^[0-9]{4}-(0[1-9]|1[0-3])$'),
+    status     text NOT NULL CHECK (status IN ('open', 'soft-locked', 'hard-locked')),
+    locked_by  text,
+    changed_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (tenant_id, period)
+);
+
+-- Idempotency keys: scoped by tenant and credential, kept at least 7 days.
+CREATE TABLE idempotency_keys (
+    tenant_id    uuid NOT NULL,
+    scope        text NOT NULL,
+    key          text NOT NULL,
+    request_hash text NOT NULL,
+    status       int NOT NULL,
+    response     jsonb NOT NULL,
+    created_at   timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (tenant_id, scope, key)
+);
+CREATE INDEX idempotency_keys_created ON idempotency_keys (created_at);
+
+CREATE TABLE outbox (
+    seq          bigserial PRIMARY KEY,
+    id           uuid NOT NULL UNIQUE,
+    subject      text NOT NULL,
+    payload      bytea NOT NULL,
+    created_at   timestamptz NOT NULL DEFAULT now(),
+    published_at timestamptz
+);
+CREATE INDEX outbox_pending ON outbox (seq) WHERE published_at IS NULL;
+
+GRANT SELECT, INSERT ON intents, journal_events TO ledger_svc;
+GRANT SELECT, INSERT, UPDATE ON tenants, accounts, tax_codes, journal_heads, period_locks TO ledger_svc;
+GRANT SELECT, INSERT, DELETE ON idempotency_keys TO ledger_svc;
+GRANT SELECT, INSERT, UPDATE, DELETE ON outbox TO ledger_svc;
+GRANT USAGE ON SEQUENCE outbox_seq_seq TO ledger_svc;
+
+-- Row-level security: the second fence behind the tenant filter of every query.
+DO $$
+DECLARE t text;
+BEGIN
+    FOREACH t IN ARRAY ARRAY['tenants', 'accounts', 'tax_codes', 'journal_heads', 'intents', 'journal_events', 'period_locks', 'idempotency_keys'] LOOP
+        EXECUTE format('ALTER TABLE %I ENABLE ROW LEVEL SECURITY', t);
+        EXECUTE format('ALTER TABLE %I FORCE ROW LEVEL SECURITY', t);
+        EXECUTE format($p$CREATE POLICY tenant_isolation ON %I USING (tenant_id::text = current_setting('app.tenant_id', true) OR current_setting('app.tenant_id', true) = '*')$p$, t);
+    END LOOP;
+END $$;

@@ -1,0 +1,472 @@
+package postgres
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
+	"github.com/ledgerplatform/ledger/pkg/db"
+	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/outbox"
+	"github.com/ledgerplatform/ledger/services/ledger"
+)
+
+// Group commit. A tenant's journal is a chain: every event needs the number
+// and hash of the one before, so postings of one tenant serialise on the
+// journal head row. Instead of one transaction (and one fsync) per posting,
+// a writer goroutine per tenant takes every posting that queued up while the
+// previous commit ran and writes them all in one transaction of three round
+// trips: lock and check, insert, commit. Under load batches grow by
+// themselves; alone, a posting commits at once.
+
+type postReq struct {
+	ctx  context.Context
+	in   *ledger.Intent
+	done chan postResult
+}
+
+type postResult struct {
+	posted ledger.Posted
+	replay *ledger.IdemRecord // set when an idempotency key replays an earlier response
+	err    error
+}
+
+type writer struct {
+	tenant  string
+	queue   chan *postReq
+	pending int // guarded by Store.mu; the writer exits only at zero
+}
+
+// Post appends an intent to its tenant's journal. It returns
+// PERIOD_LOCKED, DUPLICATE_BOOKING, ALREADY_REVERSED or the replay of an
+// earlier response for the same idempotency key.
+func (s *Store) Post(ctx context.Context, in *ledger.Intent) (ledger.Posted, *ledger.IdemRecord, error) {
+	w := s.acquire(in.TenantID)
+	defer s.release(w)
+	r := &postReq{ctx: ctx, in: in, done: make(chan postResult, 1)}
+	select {
+	case w.queue <- r:
+	case <-ctx.Done():
+		return ledger.Posted{}, nil, errs.Wrap("ledger.Post", ctx.Err())
+	}
+	select {
+	case res := <-r.done:
+		return res.posted, res.replay, res.err
+	case <-ctx.Done():
+		// The posting may still commit; an idempotency key makes the retry safe.
+		return ledger.Posted{}, nil, errs.Wrap("ledger.Post", ctx.Err())
+	}
+}
+
+func (s *Store) acquire(tenant string) *writer {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w, ok := s.writers[tenant]
+	if !ok {
+		w = &writer{tenant: tenant, queue: make(chan *postReq, 4*s.maxBatch)}
+		s.writers[tenant] = w
+		go s.run(w)
+	}
+	w.pending++
+	return w
+}
+
+func (s *Store) release(w *writer) {
+	s.mu.Lock()
+	w.pending--
+	s.mu.Unlock()
+}
+
+const writerIdle = 30 * time.Second
+
+func (s *Store) run(w *writer) {
+	idle := time.NewTimer(writerIdle)
+	defer idle.Stop()
+	for {
+		select {
+		case r := <-w.queue:
+			batch := []*postReq{r}
+		fill:
+			for len(batch) < s.maxBatch {
+				select {
+				case r := <-w.queue:
+					batch = append(batch, r)
+				default:
+					break fill
+				}
+			}
+			s.commit(w.tenant, batch)
+			idle.Reset(writerIdle)
+		case <-idle.C:
+			s.mu.Lock()
+			if w.pending == 0 {
+				delete(s.writers, w.tenant)
+				s.mu.Unlock()
+				return
+			}
+			s.mu.Unlock()
+			idle.Reset(writerIdle)
+		}
+	}
+}
+
+// commit writes a batch; if the transaction fails as a whole, each posting
+// is retried alone so one bad posting cannot fail the others.
+func (s *Store) commit(tenant string, batch []*postReq) {
+	live := batch[:0]
+	for _, r := range batch {
+		if err := r.ctx.Err(); err != nil {
+			r.done <- postResult{err: errs.Wrap("ledger.Post", err)}
+			continue
+		}
+		live = append(live, r)
+	}
+	if len(live) == 0 {
+		return
+	}
+	results, err := s.commitBatch(tenant, live)
+	if err == nil {
+		for i, r := range live {
+			r.done <- results[i]
+		}
+		return
+	}
+	if len(live) == 1 {
+		live[0].done <- postResult{err: err}
+		return
+	}
+	s.log.Warn("group commit failed; posting one by one", "tenant", tenant, "batch", len(live), "err", err)
+	for _, r := range live {
+		res, err := s.commitBatch(tenant, []*postReq{r})
+		if err != nil {
+			r.done <- postResult{err: err}
+			continue
+		}
+		r.done <- res[0]
+	}
+}
+
+// existingIntent is an intent already in the journal under a requested id.
+type existingIntent struct {
+	eventCount int
+	documentID *string
+}
+
+func (s *Store) commitBatch(tenant string, batch []*postReq) ([]postResult, error) {
+	results := make([]postResult, len(batch))
+	ctx := context.Background() // a client giving up must not abort the others' commit
+	err := s.tx(ctx, tenant, func(tx pgx.Tx) error {
+		clear(results)
+		var periods, fingerprints, ids, reverses, idemScopes, idemKeys []string
+		for _, r := range batch {
+			in := r.in
+			periods = append(periods, in.BookingDate.Format("2006-01"))
+			if in.Fingerprint != "" {
+				fingerprints = append(fingerprints, in.Fingerprint)
+			}
+			ids = append(ids, in.ID)
+			if in.Reverses != "" {
+				reverses = append(reverses, in.Reverses)
+			}
+			if in.IdemKey != "" {
+				idemScopes = append(idemScopes, in.IdemScope)
+				idemKeys = append(idemKeys, in.IdemKey)
+			}
+		}
+
+		// Round trip 1: lock the head, then read what decides each posting.
+		// Statements run in order, so the reads see everything committed
+		// before the head lock was granted, including period locks.
+		var head struct {
+			number int64
+			hash   []byte
+			now    time.Time
+		}
+		locked := map[string]string{}
+		dupes := map[string]bool{}
+		existing := map[string]existingIntent{}
+		reversed := map[string]bool{}
+		idem := map[[2]string]ledger.IdemRecord{}
+		b := &pgx.Batch{}
+		b.Queue("SELECT last_number, last_hash, now() FROM ledger.journal_heads WHERE tenant_id = $1 FOR UPDATE", tenant).QueryRow(func(row pgx.Row) error {
+			err := row.Scan(&head.number, &head.hash, &head.now)
+			if errors.Is(err, pgx.ErrNoRows) {
+				return fmt.Errorf("ledger: tenant %s has no journal head", tenant)
+			}
+			return err
+		})
+		b.Queue("SELECT period, status FROM ledger.period_locks WHERE tenant_id = $1 AND period = ANY($2) AND status <> 'open'", tenant, periods).Query(func(rows pgx.Rows) error {
+			var p, st string
+			_, err := pgx.ForEachRow(rows, []any{&p, &st}, func() error { locked[p] = st; return nil })
+			return err
+		})
+		if len(fingerprints) > 0 {
+			b.Queue("SELECT fingerprint FROM ledger.intents WHERE tenant_id = $1 AND fingerprint = ANY($2) AND created_at > now() - interval '30 days'", tenant, fingerprints).Query(func(rows pgx.Rows) error {
+				var f string
+				_, err := pgx.ForEachRow(rows, []any{&f}, func() error { dupes[f] = true; return nil })
+				return err
+			})
+		}
+		b.Queue("SELECT id::text, event_count, document_id::text FROM ledger.intents WHERE tenant_id = $1 AND id = ANY($2::uuid[])", tenant, ids).Query(func(rows pgx.Rows) error {
+			var id string
+			var e existingIntent
+			_, err := pgx.ForEachRow(rows, []any{&id, &e.eventCount, &e.documentID}, func() error { existing[id] = e; return nil })
+			return err
+		})
+		if len(reverses) > 0 {
+			b.Queue("SELECT reverses::text FROM ledger.intents WHERE tenant_id = $1 AND reverses = ANY($2::uuid[])", tenant, reverses).Query(func(rows pgx.Rows) error {
+				var id string
+				_, err := pgx.ForEachRow(rows, []any{&id}, func() error { reversed[id] = true; return nil })
+				return err
+			})
+		}
+		if len(idemKeys) > 0 {
+			b.Queue(`SELECT k.scope, k.key, k.request_hash, k.status, k.response FROM ledger.idempotency_keys k
+				JOIN unnest($2::text[], $3::text[]) AS q(scope, key) USING (scope, key) WHERE k.tenant_id = $1`, tenant, idemScopes, idemKeys).Query(func(rows pgx.Rows) error {
+				var rec ledger.IdemRecord
+				var scope, key string
+				_, err := pgx.ForEachRow(rows, []any{&scope, &key, &rec.RequestHash, &rec.Status, &rec.Response}, func() error {
+					idem[[2]string{scope, key}] = rec
+					return nil
+				})
+				return err
+			})
+		}
+		if err := tx.SendBatch(ctx, b).Close(); err != nil {
+			return err
+		}
+
+		// Decide each posting and build the rows of the accepted ones.
+		var ins inserts
+		number, prev := head.number, head.hash
+		seenKeys := map[[2]string]bool{}
+		for i, r := range batch {
+			in := r.in
+			k := [2]string{in.IdemScope, in.IdemKey}
+			if in.IdemKey != "" {
+				if rec, ok := idem[k]; ok {
+					if rec.RequestHash != in.IdemHash {
+						results[i].err = errs.E(errs.IdempotencyKeyReused, "this Idempotency-Key was used with a different request body")
+					} else {
+						results[i].replay = &rec
+					}
+					continue
+				}
+				if seenKeys[k] {
+					results[i].err = errs.E(errs.IdempotencyKeyInProgress, "a request with this Idempotency-Key is in progress")
+					continue
+				}
+			}
+			if e, ok := existing[in.ID]; ok {
+				results[i].posted = ledger.Posted{IntentID: in.ID, EventCount: e.eventCount, DocumentID: deref(e.documentID)}
+				continue
+			}
+			if st, ok := locked[in.BookingDate.Format("2006-01")]; ok {
+				results[i].err = errs.E(errs.PeriodLocked, "the period %s is %s; nothing was posted", in.BookingDate.Format("2006-01"), st)
+				continue
+			}
+			if in.Reverses != "" && reversed[in.Reverses] {
+				results[i].err = errs.E(errs.AlreadyReversed, "intent %s has already been reversed", in.Reverses)
+				continue
+			}
+			if in.Fingerprint != "" && dupes[in.Fingerprint] {
+				results[i].err = &errs.Error{Code: errs.DuplicateBooking,
+					Message: "a booking with the same date, description, accounts and amounts exists; send skip_duplicate_check to post it anyway"}
+				continue
+			}
+			// Accepted.
+			if in.IdemKey != "" {
+				seenKeys[k] = true
+			}
+			if in.Reverses != "" {
+				reversed[in.Reverses] = true
+			}
+			if in.Fingerprint != "" {
+				dupes[in.Fingerprint] = true
+			}
+			posted := ledger.Posted{IntentID: in.ID, EventCount: len(in.Events), DocumentID: in.DocumentID}
+			results[i].posted = posted
+			first := number + 1
+			lines := make([]ledgerv1.EventLine, 0, len(in.Events))
+			for j := range in.Events {
+				e := &in.Events[j]
+				number++
+				e.JournalNumber = number
+				if e.ID == "" {
+					e.ID = uuid.NewString()
+				}
+				e.IntentID = in.ID
+				e.BookingDate = in.BookingDate.Format(time.DateOnly)
+				e.Source = in.Source
+				e.CapturedAt = head.now
+				h := ledger.ChainHash(prev, tenant, e)
+				e.Hash = hex.EncodeToString(h)
+				prev = h
+				ins.event(tenant, e, h)
+				lines = append(lines, ledgerv1.EventLine{ID: e.ID, JournalNumber: e.JournalNumber, AccountDebit: e.AccountDebit,
+					AccountCredit: e.AccountCredit, Amount: e.Amount.StringFixed(2), TaxCode: e.TaxCode, Description: e.Description})
+			}
+			if err := ins.intent(tenant, in, first); err != nil {
+				return err
+			}
+			if in.IdemKey != "" {
+				resp, _ := json.Marshal(posted)
+				ins.idem = append(ins.idem, idemRow{scope: in.IdemScope, key: in.IdemKey, hash: in.IdemHash, response: resp})
+			}
+			ins.outbox = append(ins.outbox, ledgerv1.IntentPosted{TenantID: tenant, IntentID: in.ID,
+				BookingDate: in.BookingDate.Format(time.DateOnly), Description: in.Description, Source: in.Source,
+				Reverses: in.Reverses, FirstNumber: first, LastNumber: number, Events: lines, CapturedAt: head.now})
+		}
+		if number == head.number && len(ins.idem) == 0 {
+			return nil
+		}
+
+		// Round trip 2: write everything; the commit is the third.
+		b = &pgx.Batch{}
+		if err := ins.queue(b, tenant, number, prev); err != nil {
+			return err
+		}
+		return tx.SendBatch(ctx, b).Close()
+	})
+	if err != nil {
+		return nil, errs.Wrap("ledger.commitBatch", db.MapConstraint(err, raceConstraints))
+	}
+	return results, nil
+}
+
+// raceConstraints name the refusals that only another replica's concurrent
+// commit can trigger; the checks of round trip 1 catch them otherwise.
+var raceConstraints = map[string]*errs.Error{
+	"idempotency_keys_pkey": errs.E(errs.IdempotencyKeyInProgress, "a request with this Idempotency-Key is in progress"),
+	"intents_pkey":          errs.E(errs.IdempotencyKeyInProgress, "this intent is being posted by another request"),
+	"intents_reversed_once": errs.E(errs.AlreadyReversed, "the intent has already been reversed"),
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// inserts collects column arrays for one multi-row INSERT per table.
+type inserts struct {
+	ev struct {
+		number                                  []int64
+		id, intent, date, debit, credit, amount []string
+		taxCode, fxCur, fxAmt, extRef, meta     []*string
+		desc, source                            []string
+		captured                                []time.Time
+		hash                                    [][]byte
+	}
+	in struct {
+		id, date, desc, source, category, fp []string
+		doc, reverses                        []*string
+		prov                                 [][]byte
+		first                                []int64
+		count                                []int32
+	}
+	idem   []idemRow
+	outbox []ledgerv1.IntentPosted
+}
+
+type idemRow struct {
+	scope, key, hash string
+	response         []byte
+}
+
+func opt(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func (x *inserts) event(tenant string, e *ledger.Event, hash []byte) {
+	v := &x.ev
+	v.number = append(v.number, e.JournalNumber)
+	v.id = append(v.id, e.ID)
+	v.intent = append(v.intent, e.IntentID)
+	v.date = append(v.date, e.BookingDate)
+	v.debit = append(v.debit, e.AccountDebit)
+	v.credit = append(v.credit, e.AccountCredit)
+	v.amount = append(v.amount, e.Amount.StringFixed(2))
+	v.taxCode = append(v.taxCode, e.TaxCode)
+	v.desc = append(v.desc, e.Description)
+	v.source = append(v.source, e.Source)
+	v.fxCur = append(v.fxCur, e.FXCurrency)
+	var fx *string
+	if e.FXAmount != nil {
+		s := e.FXAmount.String()
+		fx = &s
+	}
+	v.fxAmt = append(v.fxAmt, fx)
+	v.extRef = append(v.extRef, e.ExternalReference)
+	var meta *string
+	if len(e.CustomMetadata) > 0 {
+		s := string(e.CustomMetadata)
+		meta = &s
+	}
+	v.meta = append(v.meta, meta)
+	v.captured = append(v.captured, e.CapturedAt)
+	v.hash = append(v.hash, hash)
+}
+
+func (x *inserts) intent(tenant string, in *ledger.Intent, first int64) error {
+	prov, err := json.Marshal(in.Provenance)
+	if err != nil {
+		return err
+	}
+	v := &x.in
+	v.id = append(v.id, in.ID)
+	v.date = append(v.date, in.BookingDate.Format(time.DateOnly))
+	v.desc = append(v.desc, in.Description)
+	v.source = append(v.source, in.Source)
+	v.category = append(v.category, in.Category)
+	v.fp = append(v.fp, in.Fingerprint)
+	v.doc = append(v.doc, opt(in.DocumentID))
+	v.reverses = append(v.reverses, opt(in.Reverses))
+	v.prov = append(v.prov, prov)
+	v.first = append(v.first, first)
+	v.count = append(v.count, int32(len(in.Events)))
+	return nil
+}
+
+func (x *inserts) queue(b *pgx.Batch, tenant string, last int64, lastHash []byte) error {
+	if n := len(x.in.id); n > 0 {
+		v := &x.in
+		b.Queue(`INSERT INTO ledger.intents (tenant_id, id, booking_date, description, source, category, fingerprint, document_id, reverses, provenance, first_number, event_count)
+			SELECT $1, u.* FROM unnest($2::uuid[], $3::date[], $4::text[], $5::text[], $6::text[], $7::text[], $8::uuid[], $9::uuid[], $10::jsonb[], $11::bigint[], $12::int[]) AS u`,
+			tenant, v.id, v.date, v.desc, v.source, v.category, v.fp, v.doc, v.reverses, v.prov, v.first, v.count)
+		e := &x.ev
+		b.Queue(`INSERT INTO ledger.journal_events (tenant_id, journal_number, id, intent_id, booking_date, account_debit, account_credit, amount, tax_code,
+				description, source, fx_currency, fx_amount, external_reference, custom_metadata, captured_at, hash)
+			SELECT $1, n, id, intent, d, deb, cred, amt, tc, descr, src, fxc, fxa, ext, meta::json, cap, h
+			FROM unnest($2::bigint[], $3::uuid[], $4::uuid[], $5::date[], $6::text[], $7::text[], $8::numeric[], $9::text[],
+				$10::text[], $11::text[], $12::text[], $13::numeric[], $14::text[], $15::text[], $16::timestamptz[], $17::bytea[])
+				AS u(n, id, intent, d, deb, cred, amt, tc, descr, src, fxc, fxa, ext, meta, cap, h)`,
+			tenant, e.number, e.id, e.intent, e.date, e.debit, e.credit, e.amount, e.taxCode,
+			e.desc, e.source, e.fxCur, e.fxAmt, e.extRef, e.meta, e.captured, e.hash)
+		b.Queue("UPDATE ledger.journal_heads SET last_number = $2, last_hash = $3 WHERE tenant_id = $1", tenant, last, lastHash)
+	}
+	for _, r := range x.idem {
+		b.Queue("INSERT INTO ledger.idempotency_keys (tenant_id, scope, key, request_hash, status, response) VALUES ($1, $2, $3, $4, 201, $5)",
+			tenant, r.scope, r.key, r.hash, r.response)
+	}
+	for _, ev := range x.outbox {
+		if err := outbox.Queue(b, schema, ledgerv1.EventIntentPosted, ev); err != nil {
+			return err
+		}
+	}
+	if len(x.outbox) > 0 {
+		outbox.Notify(b, schema)
+	}
+	return nil
+}

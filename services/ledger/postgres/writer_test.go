@@ -1,0 +1,442 @@
+package postgres_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/ledgerplatform/ledger/pkg/auth"
+	"github.com/ledgerplatform/ledger/pkg/db"
+	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/money"
+	"github.com/ledgerplatform/ledger/pkg/testkit"
+	"github.com/ledgerplatform/ledger/services/ledger"
+	"github.com/ledgerplatform/ledger/services/ledger/postgres"
+)
+
+func smallSeed() ([]ledger.Account, []ledger.TaxCode) {
+	acc := func(n, name, typ string) ledger.Account { return ledger.Account{Number: n, Name: name, Type: typ} }
+	self := "3837"
+	return []ledger.Account{
+			acc("1200", "Forderungen", ledger.Asset), acc("1406", "Vorsteuer 19 %", ledger.Asset), acc("1407", "Vorsteuer §13b", ledger.Asset),
+			acc("1800", "Bank", ledger.Asset), acc("2000", "Gezeichnetes Kapital", ledger.Equity), acc("3300", "Verbindlichkeiten LuL", ledger.Liability),
+			acc("3806", "Umsatzsteuer 19 %", ledger.Liability), acc("3837", "USt §13b", ledger.Liability), acc("4400", "Erlöse 19 %", ledger.Revenue),
+			acc("6310", "Miete", ledger.Expense), acc("6815", "Bürobedarf", ledger.Expense), acc("5925", "Fremdleistungen §13b", ledger.Expense),
+		}, []ledger.TaxCode{
+			{Code: "VSt19", Label: "Vorsteuer 19 %", Kind: ledger.TaxInput, Rate: money.MustParse("19"), VATAccount: "1406", DATEVKey: "9"},
+			{Code: "USt19", Label: "Umsatzsteuer 19 %", Kind: ledger.TaxOutput, Rate: money.MustParse("19"), VATAccount: "3806", DATEVKey: "3"},
+			{Code: "RC19", Label: "§13b 19 %", Kind: ledger.TaxReverseCharge, Rate: money.MustParse("19"), VATAccount: "1407", SelfAssessAccount: &self, DATEVKey: "94"},
+		}
+}
+
+type env struct {
+	svc    *ledger.Service
+	owner  *pgxpool.Pool
+	tenant string
+	claims *auth.Claims
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	url := testkit.Postgres(t, postgres.Migrations)
+	ctx := context.Background()
+	pool, err := db.Open(ctx, url, "ledger_svc", 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	owner, err := pgxpool.New(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(owner.Close)
+	tenant := uuid.NewString()
+	return &env{
+		svc:    ledger.New(postgres.New(pool, slog.New(slog.NewTextHandler(io.Discard, nil))), smallSeed),
+		owner:  owner,
+		tenant: tenant,
+		claims: &auth.Claims{TenantID: tenant, KeyID: uuid.NewString(), KeyPrefix: "lgr_abcdefgh", Label: "test", Scopes: []string{"admin"}, Surface: "api"},
+	}
+}
+
+func (e *env) req(key string, body any) ledger.Request {
+	b, _ := json.Marshal(body)
+	return ledger.Request{Claims: e.claims, IdempotencyKey: key, Body: b, Channel: "rest"}
+}
+
+func line(debit, credit, amount, tax string) ledger.Line {
+	return ledger.Line{AccountDebit: debit, AccountCredit: credit, Amount: money.MustParse(amount), TaxCode: tax}
+}
+
+func (e *env) book(t *testing.T, b ledger.Booking) ledger.Posted {
+	t.Helper()
+	p, _, err := e.svc.Book(context.Background(), e.req("", b), b, "", "")
+	if err != nil {
+		t.Fatalf("Book(%+v): %v", b, err)
+	}
+	return p
+}
+
+func TestTaxSplit(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	p := e.book(t, ledger.Booking{BookingDate: "2025-03-01", Description: "Büromaterial", Lines: []ledger.Line{line("6815", "1800", "119.00", "VSt19")}})
+	if p.EventCount != 2 {
+		t.Fatalf("event_count %d, want 2", p.EventCount)
+	}
+	d, err := e.svc.Intent(context.Background(), e.tenant, p.IntentID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct{ Debit, Credit, Amount string }
+	var got []row
+	for _, en := range d.Entries {
+		got = append(got, row{en.AccountDebit, en.AccountCredit, en.Amount.StringFixed(2)})
+	}
+	want := []row{{"6815", "1800", "100.00"}, {"1406", "1800", "19.00"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("input VAT split (-want +got):\n%s", diff)
+	}
+	p = e.book(t, ledger.Booking{BookingDate: "2025-03-02", Description: "Rechnung 1", Lines: []ledger.Line{line("1200", "4400", "1190.00", "USt19")}})
+	d, _ = e.svc.Intent(context.Background(), e.tenant, p.IntentID)
+	got = nil
+	for _, en := range d.Entries {
+		got = append(got, row{en.AccountDebit, en.AccountCredit, en.Amount.StringFixed(2)})
+	}
+	if diff := cmp.Diff([]row{{"1200", "4400", "1000.00"}, {"1200", "3806", "190.00"}}, got); diff != "" {
+		t.Fatalf("output VAT split (-want +got):\n%s", diff)
+	}
+	p = e.book(t, ledger.Booking{BookingDate: "2025-03-03", Description: "Bauleistung §13b", Lines: []ledger.Line{line("5925", "3300", "1000.00", "RC19")}})
+	d, _ = e.svc.Intent(context.Background(), e.tenant, p.IntentID)
+	got = nil
+	for _, en := range d.Entries {
+		got = append(got, row{en.AccountDebit, en.AccountCredit, en.Amount.StringFixed(2)})
+	}
+	if diff := cmp.Diff([]row{{"5925", "3300", "1000.00"}, {"1407", "3837", "190.00"}}, got); diff != "" {
+		t.Fatalf("reverse charge (-want +got):\n%s", diff)
+	}
+}
+
+// TestConcurrentPostingsGapless: 200 concurrent postings leave a gapless
+// number sequence and a verifying chain.
+func TestConcurrentPostingsGapless(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	const n = 200
+	var wg sync.WaitGroup
+	errc := make(chan error, n)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			b := ledger.Booking{BookingDate: "2025-04-01", Description: fmt.Sprintf("Posting %d", i), Lines: []ledger.Line{line("6815", "1800", fmt.Sprintf("%d.%02d", 1+i, i%100), "VSt19")}}
+			if _, _, err := e.svc.Book(context.Background(), e.req("", b), b, "", ""); err != nil {
+				errc <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errc)
+	for err := range errc {
+		t.Fatal(err)
+	}
+	var count, min, max int64
+	if err := e.owner.QueryRow(context.Background(), "SELECT count(*), min(journal_number), max(journal_number) FROM ledger.journal_events WHERE tenant_id = $1", e.tenant).Scan(&count, &min, &max); err != nil {
+		t.Fatal(err)
+	}
+	if count != 2*n || min != 1 || max != 2*n {
+		t.Fatalf("numbers: count %d min %d max %d, want %d gapless from 1", count, min, max, 2*n)
+	}
+	v, err := e.svc.Verify(context.Background(), e.tenant)
+	if err != nil || !v.OK || v.Events != 2*n {
+		t.Fatalf("verify: %+v %v", v, err)
+	}
+}
+
+// TestTamperDetected: a row changed behind the ledger's back (by a
+// superuser who disables the triggers) breaks the chain at that row.
+func TestTamperDetected(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	for i := 0; i < 5; i++ {
+		e.book(t, ledger.Booking{BookingDate: "2025-05-01", Description: fmt.Sprintf("Miete %d", i), Lines: []ledger.Line{line("6310", "1800", "1500", "")}})
+	}
+	ctx := context.Background()
+	if v, _ := e.svc.Verify(ctx, e.tenant); !v.OK {
+		t.Fatalf("chain broken before tampering: %+v", v)
+	}
+	conn, err := e.owner.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, "SET session_replication_role = replica"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, "UPDATE ledger.journal_events SET amount = 15.00 WHERE tenant_id = $1 AND journal_number = 3", e.tenant); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, "SET session_replication_role = origin"); err != nil {
+		t.Fatal(err)
+	}
+	v, err := e.svc.Verify(ctx, e.tenant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.OK || v.FirstBroken == nil || *v.FirstBroken != 3 {
+		t.Fatalf("tampered row not reported: %+v", v)
+	}
+}
+
+// TestAppendOnly: the service role cannot change or remove journal rows, and
+// the triggers refuse even the owner.
+func TestAppendOnly(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.book(t, ledger.Booking{BookingDate: "2025-05-01", Description: "Miete", Lines: []ledger.Line{line("6310", "1800", "1500", "")}})
+	ctx := context.Background()
+	for _, q := range []string{
+		"UPDATE ledger.journal_events SET amount = 1",
+		"DELETE FROM ledger.journal_events",
+		"UPDATE ledger.intents SET description = 'x'",
+		"DELETE FROM ledger.intents",
+		"TRUNCATE ledger.journal_events CASCADE",
+	} {
+		for _, role := range []string{"ledger_svc", "postgres"} {
+			tx, err := e.owner.Begin(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := tx.Exec(ctx, "SET LOCAL ROLE "+role); err != nil {
+				t.Fatal(err)
+			}
+			_, err = tx.Exec(ctx, q)
+			tx.Rollback(ctx)
+			if err == nil {
+				t.Errorf("%s as %s succeeded", q, role)
+			}
+		}
+	}
+}
+
+func TestIdempotency(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	b := ledger.Booking{BookingDate: "2025-06-01", Description: "Idem", Lines: []ledger.Line{line("6815", "1800", "50", "")}}
+	first, replay, err := e.svc.Book(ctx, e.req("k1", b), b, "", "")
+	if err != nil || replay != nil {
+		t.Fatalf("first: %v %v", replay, err)
+	}
+	_, replay, err = e.svc.Book(ctx, e.req("k1", b), b, "", "")
+	if err != nil || replay == nil || replay.Status != 201 {
+		t.Fatalf("replay: %+v %v", replay, err)
+	}
+	var again ledger.Posted
+	_ = json.Unmarshal(replay.Response, &again)
+	if diff := cmp.Diff(first, again); diff != "" {
+		t.Fatalf("replayed response differs (-first +replay):\n%s", diff)
+	}
+	other := b
+	other.Description = "Other"
+	if _, _, err := e.svc.Book(ctx, e.req("k1", other), other, "", ""); !errs.Is(err, errs.IdempotencyKeyReused) {
+		t.Fatalf("other body: %v, want IDEMPOTENCY_KEY_REUSED", err)
+	}
+	// Concurrent duplicates: exactly one posting.
+	b2 := ledger.Booking{BookingDate: "2025-06-02", Description: "Race", Lines: []ledger.Line{line("6815", "1800", "51", "")}, SkipDuplicateCheck: true}
+	var wg sync.WaitGroup
+	for i := 0; i < 20; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, _, err := e.svc.Book(ctx, e.req("k2", b2), b2, "", "")
+			if err != nil && !errs.Is(err, errs.IdempotencyKeyInProgress) {
+				t.Errorf("concurrent duplicate: %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+	var n int
+	e.owner.QueryRow(ctx, "SELECT count(*) FROM ledger.intents WHERE tenant_id = $1 AND description = 'Race'", e.tenant).Scan(&n)
+	if n != 1 {
+		t.Fatalf("%d intents for one idempotency key", n)
+	}
+}
+
+func TestReversalAndDuplicates(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	b := ledger.Booking{BookingDate: "2025-07-01", Description: "Miete Juli", Lines: []ledger.Line{line("6310", "1800", "1500", "")}}
+	p := e.book(t, b)
+	if _, _, err := e.svc.Book(ctx, e.req("", b), b, "", ""); !errs.Is(err, errs.DuplicateBooking) {
+		t.Fatalf("duplicate: %v", err)
+	}
+	b.SkipDuplicateCheck = true
+	e.book(t, b)
+	rev, _, err := e.svc.Reverse(ctx, e.req("", nil), ledger.ReverseRequest{IntentID: p.IntentID, Reason: "falsch"})
+	if err != nil || rev.EventCount != 1 {
+		t.Fatalf("reverse: %+v %v", rev, err)
+	}
+	if _, _, err := e.svc.Reverse(ctx, e.req("", nil), ledger.ReverseRequest{IntentID: p.IntentID}); !errs.Is(err, errs.AlreadyReversed) {
+		t.Fatalf("second reversal: %v", err)
+	}
+	if _, _, err := e.svc.Reverse(ctx, e.req("", nil), ledger.ReverseRequest{IntentID: rev.ReversalIntentID}); !errs.Is(err, errs.CannotReverseReversal) {
+		t.Fatalf("reversing a reversal: %v", err)
+	}
+	d, _ := e.svc.Intent(ctx, e.tenant, p.IntentID)
+	if diff := cmp.Diff([]ledger.LinkedIntent{{IntentID: rev.ReversalIntentID, Relation: "reversed_by"}}, d.LinkedIntents); diff != "" {
+		t.Fatalf("links (-want +got):\n%s", diff)
+	}
+	r, _ := e.svc.Intent(ctx, e.tenant, rev.ReversalIntentID)
+	if r.Entries[0].AccountDebit != "1800" || r.Entries[0].AccountCredit != "6310" {
+		t.Fatalf("reversal not mirrored: %+v", r.Entries[0])
+	}
+}
+
+// TestLockRace: postings racing a period lock never land in the locked
+// period after the lock committed.
+func TestLockRace(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	e.book(t, ledger.Booking{BookingDate: "2025-08-01", Description: "vorher", Lines: []ledger.Line{line("6310", "1800", "1", "")}})
+	var wg sync.WaitGroup
+	var lockedAt time.Time
+	var mu sync.Mutex
+	for i := 0; i < 50; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			b := ledger.Booking{BookingDate: "2025-08-15", Description: fmt.Sprintf("race %d", i), Lines: []ledger.Line{line("6310", "1800", "2", "")}}
+			_, _, err := e.svc.Book(ctx, e.req("", b), b, "", "")
+			if err != nil && !errs.Is(err, errs.PeriodLocked) {
+				t.Errorf("posting: %v", err)
+			}
+		}()
+		if i == 25 {
+			if err := e.svc.SetPeriodLock(ctx, e.tenant, "2025-08", "soft-locked", "tester"); err != nil {
+				t.Fatal(err)
+			}
+			mu.Lock()
+			lockedAt = time.Now()
+			mu.Unlock()
+		}
+	}
+	wg.Wait()
+	var after int
+	if err := e.owner.QueryRow(ctx, `SELECT count(*) FROM ledger.journal_events e JOIN ledger.period_locks l ON l.tenant_id = e.tenant_id AND l.period = '2025-08'
+		WHERE e.tenant_id = $1 AND e.captured_at > l.changed_at`, e.tenant).Scan(&after); err != nil {
+		t.Fatal(err)
+	}
+	if after != 0 {
+		t.Fatalf("%d events captured after the lock committed", after)
+	}
+	b := ledger.Booking{BookingDate: "2025-08-20", Description: "danach", Lines: []ledger.Line{line("6310", "1800", "3", "")}}
+	if _, _, err := e.svc.Book(ctx, e.req("", b), b, "", ""); !errs.Is(err, errs.PeriodLocked) {
+		t.Fatalf("posting into a locked period: %v", err)
+	}
+	_ = lockedAt
+}
+
+// TestBalanceProperty: random multi-line bookings keep Σdebit = Σcredit per
+// intent and per account over the whole journal.
+func TestBalanceProperty(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	r := rand.New(rand.NewPCG(1, 2))
+	accounts := []string{"1200", "1800", "2000", "3300", "4400", "6310", "6815"}
+	codes := []string{"", "", "VSt19", "USt19"}
+	want := map[string]money.Amount{}
+	for i := 0; i < 60; i++ {
+		var lines []ledger.Line
+		for j := 0; j < 1+r.IntN(5); j++ {
+			d := accounts[r.IntN(len(accounts))]
+			c := accounts[r.IntN(len(accounts))]
+			for c == d {
+				c = accounts[r.IntN(len(accounts))]
+			}
+			amt := fmt.Sprintf("%d.%02d", r.IntN(10000), r.IntN(100))
+			if amt == "0.00" {
+				amt = "0.01"
+			}
+			lines = append(lines, line(d, c, amt, codes[r.IntN(len(codes))]))
+		}
+		p := e.book(t, ledger.Booking{BookingDate: "2025-09-01", Description: fmt.Sprintf("random %d", i), Lines: lines, SkipDuplicateCheck: true})
+		d, err := e.svc.Intent(context.Background(), e.tenant, p.IntentID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gross, posted := money.Zero, money.Zero
+		for _, l := range lines {
+			gross = gross.Add(l.Amount)
+		}
+		for _, en := range d.Entries {
+			posted = posted.Add(en.Amount)
+			want[en.AccountDebit] = want[en.AccountDebit].Add(en.Amount)
+			want[en.AccountCredit] = want[en.AccountCredit].Sub(en.Amount)
+		}
+		if !gross.Equal(posted.Decimal) {
+			t.Fatalf("intent %d: events total %s, lines total %s", i, posted, gross)
+		}
+	}
+	rows, err := e.owner.Query(context.Background(), `SELECT account, sum(amt)::text FROM (
+		SELECT account_debit AS account, amount AS amt FROM ledger.journal_events WHERE tenant_id = $1
+		UNION ALL SELECT account_credit, -amount FROM ledger.journal_events WHERE tenant_id = $1) x GROUP BY account`, e.tenant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := money.Zero
+	got := map[string]money.Amount{}
+	for rows.Next() {
+		var acc, sum string
+		rows.Scan(&acc, &sum)
+		got[acc] = money.MustParse(sum)
+		total = total.Add(got[acc])
+	}
+	if !total.IsZero() {
+		t.Fatalf("Σdebit - Σcredit over all accounts = %s", total)
+	}
+	for acc, w := range want {
+		if !w.Equal(got[acc].Decimal) {
+			t.Errorf("account %s: balance %s, want %s", acc, got[acc], w)
+		}
+	}
+}
+
+func TestInvalidBookingWritesNothing(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	bad := []ledger.Booking{
+		{BookingDate: "2025-02-30", Description: "x", Lines: []ledger.Line{line("6815", "1800", "1", "")}},
+		{BookingDate: "2025-02-01", Description: "", Lines: []ledger.Line{line("6815", "1800", "1", "")}},
+		{BookingDate: "2025-02-01", Description: "x"},
+		{BookingDate: "2025-02-01", Description: "x", Lines: []ledger.Line{line("6815", "6815", "1", "")}},
+		{BookingDate: "2025-02-01", Description: "x", Lines: []ledger.Line{line("6815", "9999", "1", "")}},
+		{BookingDate: "2025-02-01", Description: "x", Lines: []ledger.Line{line("6815", "1800", "1.001", "")}},
+		{BookingDate: "2025-02-01", Description: "x", Lines: []ledger.Line{line("6815", "1800", "-1", "")}},
+		{BookingDate: "2025-02-01", Description: "x", Lines: []ledger.Line{line("6815", "1800", "1", "NOPE")}},
+		{BookingDate: "2025-02-01", Description: "x", Lines: []ledger.Line{line("6815", "1800", "1", ""), line("6815", "1800", "0", "")}},
+	}
+	for _, b := range bad {
+		if _, _, err := e.svc.Book(ctx, e.req("", b), b, "", ""); !errs.Is(err, errs.InvalidInput) {
+			t.Errorf("%+v: %v, want INVALID_INPUT", b, err)
+		}
+	}
+	var n int
+	e.owner.QueryRow(ctx, "SELECT count(*) FROM ledger.journal_events").Scan(&n)
+	if n != 0 {
+		t.Fatalf("%d events written by invalid bookings", n)
+	}
+}

@@ -1,0 +1,4 @@
+package ledger
+
+// ReviewStore keeps the review queue.
+type ReviewStore interface{}
