@@ -20,6 +20,7 @@ import (
 	"github.com/ledgerplatform/ledger/pkg/db"
 	"github.com/ledgerplatform/ledger/pkg/natsembed"
 	"github.com/ledgerplatform/ledger/services/identity/identityd"
+	"github.com/ledgerplatform/ledger/services/ledger/ledgerd"
 )
 
 // Config gathers every part's configuration.
@@ -27,6 +28,7 @@ type Config struct {
 	DataDir  string // DATA_DIR, default .data
 	NATSPort int    // NATS_PORT for the embedded server, default 14222 (-1 picks one)
 	Identity identityd.Config
+	Ledger   ledgerd.Config
 	Gateway  gatewayd.Config
 }
 
@@ -45,6 +47,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 	var err error
 	if c.Identity, err = identityd.LoadConfig(getenv); err != nil {
+		return c, err
+	}
+	if c.Ledger, err = ledgerd.LoadConfig(getenv); err != nil {
 		return c, err
 	}
 	if c.Gateway, err = gatewayd.LoadConfig(getenv); err != nil {
@@ -120,6 +125,9 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	}{
 		{"identity", func(ctx context.Context, ready func()) error {
 			return identityd.Run(ctx, cfg.Identity, identityd.Deps{Pool: owner, NC: deps.NC, Log: log.With("service", "identity"), Ready: ready})
+		}},
+		{"ledger", func(ctx context.Context, ready func()) error {
+			return ledgerd.Run(ctx, cfg.Ledger, ledgerd.Deps{Pool: owner, NC: deps.NC, Log: log.With("service", "ledger"), Ready: ready})
 		}},
 	}
 	for _, s := range services {

@@ -66,7 +66,7 @@ func TestTenantIsolation(t *testing.T) {
 	inv := p.must(201, "POST", "/v1/users/invite", aKey, map[string]any{"email": "a-user@example.com", "role": "viewer"})
 	aUser := inv.str("user_id")
 	_, aKeyID := p.newKey(aKey, "journal:read")
-	p.must(200, "PUT", "/v1/oauth/clients/a-client", aKey, map[string]any{"name": "A app", "redirect_uris": []string{"https://a.example.com/cb"}, "scopes": []string{"journal:read"}})
+	p.must(201, "PUT", "/v1/oauth/clients/a-client", aKey, map[string]any{"name": "A app", "redirect_uris": []string{"https://a.example.com/cb"}, "scopes": []string{"journal:read"}})
 
 	if r := p.must(200, "GET", "/v1/users", bKey, nil); strings.Contains(string(r.Raw), "a-user@example.com") {
 		t.Fatal("B sees A's user")
@@ -95,7 +95,8 @@ func TestTenantIsolation(t *testing.T) {
 		return nil
 	})
 	for _, e := range p.must(200, "GET", "/v1/audit-log?limit=500", bKey, nil).list("entries") {
-		if e["key_id"] == aKeyID || strings.Contains(fmt.Sprint(e["target_id"]), aKeyID) || strings.Contains(fmt.Sprint(e["target_id"]), aUser) && e["status"] != float64(404) {
+		target := fmt.Sprint(e["target_id"])
+		if e["key_id"] == aKeyID || ((strings.Contains(target, aKeyID) || strings.Contains(target, aUser)) && e["status"] != float64(404)) {
 			t.Fatalf("B sees A's audit row: %v", e)
 		}
 	}

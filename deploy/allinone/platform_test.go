@@ -16,6 +16,7 @@ import (
 	"github.com/ledgerplatform/ledger/deploy/allinone"
 	"github.com/ledgerplatform/ledger/pkg/testkit"
 	identitypg "github.com/ledgerplatform/ledger/services/identity/postgres"
+	ledgerpg "github.com/ledgerplatform/ledger/services/ledger/postgres"
 )
 
 // platform is the whole system started in-process against real Postgres,
@@ -31,7 +32,7 @@ type env map[string]string
 
 func startPlatform(t testing.TB, overrides env) *platform {
 	t.Helper()
-	dbURL := testkit.Postgres(t, identitypg.Migrations)
+	dbURL := testkit.Postgres(t, identitypg.Migrations, ledgerpg.Migrations)
 	_, nc := testkit.NATS(t)
 	rdb, prefix := testkit.Redis(t)
 	key := "bootstrap-" + testkit.RandomID() + testkit.RandomID() + testkit.RandomID()

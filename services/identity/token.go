@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/golang-jwt/jwt/v5"
 )
@@ -92,6 +91,3 @@ func (s *Service) parseSession(token string) (sessionClaims, error) {
 	}
 	return c, nil
 }
-
-// expiresAt returns the token's expiry, which parseSession made sure exists.
-func (c sessionClaims) expiresAt() time.Time { return c.ExpiresAt.Time }

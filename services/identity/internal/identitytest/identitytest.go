@@ -1,0 +1,141 @@
+// Package identitytest gives the identity tests a fresh migrated database
+// with the service running as identity_svc, and shortcuts to tenants,
+// users and sessions built through the service itself.
+package identitytest
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/ledgerplatform/ledger/pkg/auth"
+	"github.com/ledgerplatform/ledger/pkg/db"
+	"github.com/ledgerplatform/ledger/pkg/testkit"
+	"github.com/ledgerplatform/ledger/services/identity"
+	"github.com/ledgerplatform/ledger/services/identity/postgres"
+)
+
+// BootstrapKey is the operator's admin key in every Env.
+const BootstrapKey = "lgr_test-bootstrap-key-0123456789abcdef"
+
+// Env is one test's identity service.
+type Env struct {
+	URL   string        // the database, as its owner
+	Owner *pgxpool.Pool // owner connections, for looking behind the service
+	Pool  *pgxpool.Pool // the service's pool, running as identity_svc
+	Store *postgres.Store
+	Svc   *identity.Service
+}
+
+// New returns an Env on a new database.
+func New(t testing.TB, opts ...identity.Option) *Env {
+	t.Helper()
+	ctx := context.Background()
+	url := testkit.Postgres(t, postgres.Migrations)
+	owner, err := pgxpool.New(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(owner.Close)
+	pool, err := db.Open(ctx, url, postgres.Role, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	store := postgres.New(pool)
+	svc, err := identity.New(ctx, store, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Env{URL: url, Owner: owner, Pool: pool, Store: store, Svc: svc}
+}
+
+// Operator bootstraps the operator tenant and returns its admin key's claims.
+func (e *Env) Operator(t testing.TB) *auth.Claims {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := e.Svc.Bootstrap(ctx, identity.BootstrapInput{APIKey: BootstrapKey}); err != nil {
+		t.Fatalf("bootstrap: %v", err)
+	}
+	return e.Claims(t, BootstrapKey)
+}
+
+// Tenant creates a tenant and returns its admin key's claims and raw key.
+func (e *Env) Tenant(t testing.TB, name string) (*auth.Claims, string) {
+	t.Helper()
+	nt, err := e.Svc.CreateTenant(context.Background(), e.Operator(t), identity.TenantPatch{CompanyName: &name})
+	if err != nil {
+		t.Fatalf("create tenant %s: %v", name, err)
+	}
+	return e.Claims(t, nt.RawKey), nt.RawKey
+}
+
+// Claims verifies a credential the test expects to be valid.
+func (e *Env) Claims(t testing.TB, token string) *auth.Claims {
+	t.Helper()
+	c, err := e.Svc.Verify(context.Background(), token)
+	if err != nil {
+		t.Fatalf("verify: %v", err)
+	}
+	return c
+}
+
+// Password is what User sets.
+const Password = "correct horse battery staple"
+
+// User invites a user into the caller's tenant, sets Password through the
+// invitation and logs in.
+func (e *Env) User(t testing.TB, by *auth.Claims, email, role string) identity.LoginResult {
+	t.Helper()
+	ctx := context.Background()
+	inv, err := e.Svc.InviteUser(ctx, by, identity.InviteInput{Email: email, Role: role})
+	if err != nil {
+		t.Fatalf("invite %s: %v", email, err)
+	}
+	if err := e.Svc.SetupPassword(ctx, identity.SetupPasswordInput{Token: inv.InviteToken, Password: Password}); err != nil {
+		t.Fatalf("setup password %s: %v", email, err)
+	}
+	res, err := e.Svc.Login(ctx, identity.LoginInput{Email: email, Password: Password})
+	if err != nil {
+		t.Fatalf("login %s: %v", email, err)
+	}
+	return res
+}
+
+// Event is an outbox row.
+type Event struct {
+	Subject string
+	Payload map[string]any
+}
+
+// Outbox lists the outbox, oldest first.
+func (e *Env) Outbox(t testing.TB) []Event {
+	t.Helper()
+	rows, err := e.Owner.Query(context.Background(), "SELECT subject, payload FROM identity.outbox ORDER BY seq")
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Event, error) {
+		var ev Event
+		var b []byte
+		if err := r.Scan(&ev.Subject, &b); err != nil {
+			return ev, err
+		}
+		return ev, json.Unmarshal(b, &ev.Payload)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return evs
+}
+
+// Exec runs sql as the owner, for arranging what the service cannot.
+func (e *Env) Exec(t testing.TB, sql string, args ...any) {
+	t.Helper()
+	if _, err := e.Owner.Exec(context.Background(), sql, args...); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+}

@@ -1,0 +1,65 @@
+package postgres
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/ledgerplatform/ledger/contracts/identityv1"
+	"github.com/ledgerplatform/ledger/pkg/db"
+	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/services/identity"
+)
+
+// Keys implements identity.Store.
+func (s *Store) Keys(ctx context.Context, tenantID string) ([]identity.APIKey, error) {
+	var out []identity.APIKey
+	err := s.read(ctx, tenantID, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, "SELECT "+keyCols+" FROM identity.api_keys k WHERE k.tenant_id = $1 AND k.revoked_at IS NULL ORDER BY k.created_at, k.id", tenantID)
+		if err != nil {
+			return err
+		}
+		out, err = collect(rows, scanKey)
+		return err
+	})
+	return out, errs.Wrap("postgres.Keys", err)
+}
+
+// Key implements identity.Store.
+func (s *Store) Key(ctx context.Context, tenantID, keyID string) (identity.APIKey, error) {
+	var k identity.APIKey
+	err := s.read(ctx, tenantID, func(tx pgx.Tx) error {
+		var err error
+		k, err = scanKey(tx.QueryRow(ctx, "SELECT "+keyCols+" FROM identity.api_keys k WHERE k.id = $1 AND k.tenant_id = $2", keyID, tenantID))
+		return db.NotFound(err, "API key not found")
+	})
+	return k, errs.Wrap("postgres.Key", err)
+}
+
+// CreateKey implements identity.Store.
+func (s *Store) CreateKey(ctx context.Context, k identity.APIKey) error {
+	err := s.write(ctx, k.TenantID, func(tx pgx.Tx) error { return insertKey(ctx, tx, k) })
+	return errs.Wrap("postgres.CreateKey", err)
+}
+
+func insertKey(ctx context.Context, tx pgx.Tx, k identity.APIKey) error {
+	_, err := tx.Exec(ctx, "INSERT INTO identity.api_keys (id, tenant_id, label, role, scopes, key_prefix, key_hash, created_by, created_at)"+
+		" VALUES ($1, $2, $3, NULLIF($4, ''), $5, $6, $7, $8, $9)",
+		k.ID, k.TenantID, k.Label, k.Role, k.Scopes, k.Prefix, k.Hash, k.CreatedBy, k.CreatedAt)
+	return db.MapConstraint(err, constraints)
+}
+
+// RevokeKey implements identity.Store.
+func (s *Store) RevokeKey(ctx context.Context, tenantID, keyID string) error {
+	err := s.write(ctx, tenantID, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, "UPDATE identity.api_keys SET revoked_at = now() WHERE id = $1 AND tenant_id = $2 AND revoked_at IS NULL", keyID, tenantID)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return errs.NotFoundf("API key not found")
+		}
+		return emit(ctx, tx, identityv1.EventCredentialRevoked, identityv1.CredentialRevoked{TenantID: tenantID, KeyID: keyID})
+	})
+	return errs.Wrap("postgres.RevokeKey", err)
+}

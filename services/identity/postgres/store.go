@@ -1,0 +1,72 @@
+// Package postgres is the identity Store on PostgreSQL: the identity schema,
+// its embedded migrations and the transactional outbox of identity events.
+package postgres
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/ledgerplatform/ledger/pkg/db"
+	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/outbox"
+	"github.com/ledgerplatform/ledger/services/identity"
+)
+
+// Schema is the Postgres schema identity owns.
+const Schema = "identity"
+
+// Role is the database role the service runs as.
+const Role = "identity_svc"
+
+// allTenants is the row-level-security setting of system paths that span
+// tenants.
+const allTenants = "*"
+
+// Store implements identity.Store.
+type Store struct {
+	pool *pgxpool.Pool
+}
+
+var _ identity.Store = (*Store)(nil)
+
+// New returns a Store on pool, which should run as Role.
+func New(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
+
+// write runs fn in a transaction that sees only tenantID's rows.
+func (s *Store) write(ctx context.Context, tenantID string, fn func(pgx.Tx) error) error {
+	return s.tx(ctx, pgx.TxOptions{}, tenantID, fn)
+}
+
+// read is write for transactions that change nothing.
+func (s *Store) read(ctx context.Context, tenantID string, fn func(pgx.Tx) error) error {
+	return s.tx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly}, tenantID, fn)
+}
+
+func (s *Store) tx(ctx context.Context, opts pgx.TxOptions, tenantID string, fn func(pgx.Tx) error) error {
+	return db.WithTx(ctx, s.pool, opts, func(tx pgx.Tx) error {
+		if err := db.SetTenant(ctx, tx, tenantID); err != nil {
+			return err
+		}
+		return fn(tx)
+	})
+}
+
+// emit records an event in tx's outbox.
+func emit(ctx context.Context, tx pgx.Tx, subject string, payload any) error {
+	_, err := outbox.Put(ctx, tx, Schema, subject, payload)
+	return err
+}
+
+// constraints maps unique constraints to the client errors they mean.
+var constraints = map[string]*errs.Error{
+	"users_email_key":       errs.E(errs.DuplicateEmail, "a user with this email already exists"),
+	"api_keys_key_hash_key": errs.E(errs.Conflict, "this API key exists already"),
+	"tenants_one_operator":  errs.E(errs.Conflict, "an operator tenant exists already"),
+}
+
+// collect scans every row with scan.
+func collect[T any](rows pgx.Rows, scan func(pgx.Row) (T, error)) ([]T, error) {
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (T, error) { return scan(r) })
+}
