@@ -23,7 +23,8 @@ test: ## go vet, then every test against real Postgres, NATS (embedded) and Redi
 	$(GO) vet $(PKGS)
 	$(GO) test $(TESTFLAGS) $(PKGS)
 
-bench: ## benchmarks, one iteration each (placeholder)
+bench: ## posting throughput through the gateway (32 clients, fsync on), then the Go benchmarks
+	$(GO) run ./deploy/bench/ledgerbench -clients 32 -duration 20s
 	$(GO) test -run '^$$' -bench . -benchtime 1x $(PKGS)
 
 lint: ## gofmt check (fails on any unformatted file) and go vet

@@ -87,7 +87,7 @@ func (g *Gateway) serveAPI(w http.ResponseWriter, r *http.Request) {
 		c.Surface = "api"
 		ctx = auth.WithClaims(ctx, &c)
 	}
-	req, err := g.buildRequest(sw, r, m)
+	req, err := g.buildRequest(sw, r, m, rt.Flags&Upload != 0)
 	if err != nil {
 		fail(err)
 		return
@@ -167,16 +167,23 @@ func (g *Gateway) allow(w http.ResponseWriter, r *http.Request, key string, perM
 
 // buildRequest reads the body within its limit and checks JSON is well formed
 // before anything reaches a service.
-func (g *Gateway) buildRequest(w http.ResponseWriter, r *http.Request, m match) (*natsx.Request, error) {
+func (g *Gateway) buildRequest(w http.ResponseWriter, r *http.Request, m match, upload bool) (*natsx.Request, error) {
 	req := &natsx.Request{Params: m.params, Query: r.URL.Query()}
 	if r.Body == nil || r.ContentLength == 0 && r.Method == http.MethodGet {
 		return req, nil
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.cfg.MaxBodyBytes))
+	limit := g.cfg.MaxBodyBytes
+	if upload {
+		limit = g.cfg.MaxUploadBytes
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return nil, errs.E(errs.PayloadTooLarge, "request body exceeds %d bytes", g.cfg.MaxBodyBytes)
+			if upload {
+				return nil, errs.E(errs.FileTooLarge, "the upload exceeds %d bytes; files may have at most 10 MB", limit)
+			}
+			return nil, errs.E(errs.PayloadTooLarge, "request body exceeds %d bytes", limit)
 		}
 		return nil, errs.Invalid("could not read request body")
 	}
@@ -186,6 +193,10 @@ func (g *Gateway) buildRequest(w http.ResponseWriter, r *http.Request, m match) 
 	ct := r.Header.Get("Content-Type")
 	mt, _, _ := mime.ParseMediaType(ct)
 	switch {
+	case upload && mt == "multipart/form-data":
+		req.ContentType = ct // the boundary is needed to parse it
+	case upload:
+		return nil, errs.E(errs.UnsupportedMedia, "send this as multipart/form-data with a file field")
 	case mt == "" || mt == "application/json" || strings.HasSuffix(mt, "+json"):
 		if !json.Valid(body) {
 			return nil, errs.Invalid("request body is not valid JSON")

@@ -27,6 +27,7 @@ type Config struct {
 	AuthRateLimitPerMinute int           // per client address on auth routes; default 10
 	CredentialTTL          time.Duration // default 5s
 	MaxBodyBytes           int64         // default 1 MiB
+	MaxUploadBytes         int64         // multipart uploads; default 11 MiB (10 MB file plus form)
 	RequestTimeout         time.Duration // default 30s
 	TrustProxy             bool          // take the client address from X-Forwarded-For
 }
@@ -43,6 +44,9 @@ func (c *Config) defaults() {
 	}
 	if c.MaxBodyBytes <= 0 {
 		c.MaxBodyBytes = 1 << 20
+	}
+	if c.MaxUploadBytes <= 0 {
+		c.MaxUploadBytes = 11 << 20
 	}
 	if c.RequestTimeout <= 0 {
 		c.RequestTimeout = 30 * time.Second

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"github.com/ledgerplatform/ledger/contracts/identityv1"
+	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
 )
 
 // Route is one /v1 endpoint: who may call it and which NATS subject serves it.
@@ -24,6 +25,8 @@ const (
 	AuthLimited
 	// Operator routes also require the caller's tenant to be the operator.
 	Operator
+	// Upload routes take multipart/form-data up to MaxUploadBytes.
+	Upload
 )
 
 // Routes lists every /v1 route, one line each. contracts/openapi.yaml
@@ -58,4 +61,31 @@ var Routes = []Route{
 	{"DELETE", "/v1/admin/tenants/{id}", "admin", identityv1.SubjectAdminTenantsDelete, Operator},
 
 	{"GET", "/v1/audit-log", "config:read", identityv1.SubjectAuditList, 0},
+
+	{"POST", "/v1/bookings", "journal:write", ledgerv1.SubjectBookingsCreate, 0},
+	{"POST", "/v1/bookings/with-document", "journal:write", ledgerv1.SubjectBookingsWithDocument, Upload},
+	{"POST", "/v1/documents", "journal:write", ledgerv1.SubjectDocumentsUpload, Upload},
+	{"GET", "/v1/documents/{id}/file", "journal:read", ledgerv1.SubjectDocumentsFile, 0},
+	{"GET", "/v1/journal", "journal:read", ledgerv1.SubjectJournalList, 0},
+	{"GET", "/v1/journal/verify", "journal:read", ledgerv1.SubjectJournalVerify, 0},
+	{"GET", "/v1/journal/{intent_id}", "journal:read", ledgerv1.SubjectJournalGet, 0},
+	{"POST", "/v1/journal/reverse", "journal:write", ledgerv1.SubjectJournalReverse, 0},
+
+	{"GET", "/v1/review-queue", "journal:review", ledgerv1.SubjectReviewList, 0},
+	{"GET", "/v1/review-queue/count", "journal:review", ledgerv1.SubjectReviewCount, 0},
+	{"GET", "/v1/review-queue/next", "journal:review", ledgerv1.SubjectReviewNext, 0},
+	{"GET", "/v1/review-queue/{id}", "journal:review", ledgerv1.SubjectReviewGet, 0},
+	{"DELETE", "/v1/review-queue/{id}", "journal:review", ledgerv1.SubjectReviewDelete, 0},
+	{"POST", "/v1/review-queue/{id}/adjust", "journal:review", ledgerv1.SubjectReviewAdjust, 0},
+	{"POST", "/v1/review-queue/{id}/confirm", "journal:review", ledgerv1.SubjectReviewConfirm, 0},
+	{"PATCH", "/v1/review-queue/{id}/draft", "journal:review", ledgerv1.SubjectReviewDraft, 0},
+	{"POST", "/v1/review-queue/{id}/override", "journal:review", ledgerv1.SubjectReviewOverride, 0},
+
+	// Reading the chart needs no scope (spec, Authentication 6).
+	{"GET", "/v1/accounts", "", ledgerv1.SubjectAccountsList, 0},
+	{"POST", "/v1/accounts", "config:write", ledgerv1.SubjectAccountsCreate, 0},
+	{"GET", "/v1/accounts/search", "", ledgerv1.SubjectAccountsSearch, 0},
+	{"GET", "/v1/accounts/{number}/entries", "journal:read", ledgerv1.SubjectAccountsEntries, 0},
+	{"GET", "/v1/tax-codes", "config:read", ledgerv1.SubjectTaxCodesList, 0},
+	{"PATCH", "/v1/tax-codes/{code}", "config:write", ledgerv1.SubjectTaxCodesUpdate, 0},
 }

@@ -104,3 +104,35 @@ type PostRequest struct {
 	Booking    json.RawMessage `json:"booking"`
 	DocumentID string          `json:"document_id,omitempty"`
 }
+
+// Review-queue source types.
+const (
+	ReviewSourceDocument        = "document"
+	ReviewSourceBankTransaction = "bank_transaction"
+	ReviewSourceManual          = "manual"
+)
+
+// ReviewItemInput is the command of SubjectReviewCreate: another service
+// proposes a booking draft for a human to confirm, adjust or override.
+// Suggestion is the draft: {booking_date, description, lines[], confidence,
+// reasons[]} with lines shaped like a booking's lines.
+//
+// A retried command never creates a second item: an item with the same ID
+// (when given), or a live item with the same source_type and source_id
+// (when source_id is set), is answered with its id and status 200 instead
+// of 201.
+type ReviewItemInput struct {
+	TenantID   string          `json:"tenant_id"`
+	ID         string          `json:"id,omitempty"` // optional deterministic UUID chosen by the caller
+	SourceType string          `json:"source_type"`  // document, bank_transaction or manual
+	SourceID   string          `json:"source_id,omitempty"`
+	DocumentID string          `json:"document_id,omitempty"` // a ledger document of the tenant
+	Suggestion json.RawMessage `json:"suggestion"`
+	CreatedBy  string          `json:"created_by,omitempty"` // e.g. "service:bank"
+}
+
+// ReviewItemCreated answers SubjectReviewCreate.
+type ReviewItemCreated struct {
+	ID      string `json:"id"`
+	Created bool   `json:"created"`
+}

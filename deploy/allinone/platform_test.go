@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/nats-io/nats.go"
 
 	"github.com/ledgerplatform/ledger/deploy/allinone"
 	"github.com/ledgerplatform/ledger/pkg/testkit"
@@ -26,6 +27,7 @@ type platform struct {
 	base  string
 	key   string // bootstrap admin key of the operator tenant
 	owner *pgxpool.Pool
+	nc    *nats.Conn // the platform's NATS, for commands of services not built yet
 }
 
 type env map[string]string
@@ -69,7 +71,7 @@ func startPlatform(t testing.TB, overrides env) *platform {
 	var p platform
 	select {
 	case a := <-addr:
-		p = platform{t: t, base: "http://" + a, key: key}
+		p = platform{t: t, base: "http://" + a, key: key, nc: nc}
 	case err := <-done:
 		t.Fatalf("platform failed to start: %v", err)
 	case <-time.After(60 * time.Second):

@@ -1,0 +1,315 @@
+package natsrpc
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/uuid"
+
+	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
+	"github.com/ledgerplatform/ledger/pkg/auth"
+	"github.com/ledgerplatform/ledger/pkg/db"
+	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/money"
+	"github.com/ledgerplatform/ledger/pkg/natsx"
+	"github.com/ledgerplatform/ledger/pkg/testkit"
+	"github.com/ledgerplatform/ledger/services/ledger"
+	"github.com/ledgerplatform/ledger/services/ledger/postgres"
+	"github.com/ledgerplatform/ledger/services/ledger/skr04"
+)
+
+// chartRPC serves the chart routes of a ledger on real Postgres (as
+// ledger_svc) over an embedded NATS server.
+type chartRPC struct {
+	svc    *ledger.Service
+	client *natsx.Client
+	claims *auth.Claims
+}
+
+func newChartRPC(t *testing.T) *chartRPC {
+	t.Helper()
+	ctx := context.Background()
+	pool, err := db.Open(ctx, testkit.Postgres(t, postgres.Migrations), "ledger_svc", 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	svc := ledger.New(postgres.New(pool, log), func() ([]ledger.Account, []ledger.TaxCode) { return skr04.Accounts(), skr04.TaxCodes() })
+	_, nc := testkit.NATS(t)
+	srv, err := natsx.NewServer(nc, natsx.ServerConfig{Name: "ledger", Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Stop() })
+	if err := registerChart(srv, svc); err != nil {
+		t.Fatal(err)
+	}
+	return &chartRPC{svc: svc, client: &natsx.Client{NC: nc, Timeout: 10 * time.Second},
+		claims: &auth.Claims{TenantID: uuid.NewString(), KeyID: uuid.NewString(), KeyPrefix: "lgr_rpc", Label: "rpc", Scopes: []string{"admin"}, Surface: "api"}}
+}
+
+// chartCall is one request of the route table.
+type chartCall struct {
+	name    string
+	subject string
+	param   string // the path parameter (number or code)
+	query   string
+	body    string
+	key     string // Idempotency-Key
+	anon    bool   // send no claims
+	status  int
+	code    string         // machine code of an error reply
+	want    map[string]any // expected top-level fields of a success body (subset)
+	fields  []string       // detail fields of an error reply
+}
+
+func (c *chartRPC) do(t *testing.T, tc chartCall) (*natsx.Reply, map[string]any) {
+	t.Helper()
+	ctx := context.Background()
+	if !tc.anon {
+		ctx = auth.WithClaims(ctx, c.claims)
+	}
+	if tc.key != "" {
+		ctx = natsx.WithIdempotencyKey(ctx, tc.key)
+	}
+	req := &natsx.Request{Body: []byte(tc.body)}
+	if tc.param != "" {
+		name := "number"
+		if tc.subject == ledgerv1.SubjectTaxCodesUpdate {
+			name = "code"
+		}
+		req.Params = url.Values{name: {tc.param}}
+	}
+	if tc.query != "" {
+		q, err := url.ParseQuery(tc.query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Query = q
+	}
+	reply, err := c.client.Do(ctx, tc.subject, req)
+	if err != nil {
+		t.Fatalf("%s: %v", tc.name, err)
+	}
+	var body map[string]any
+	if err := json.Unmarshal(reply.Body, &body); err != nil {
+		t.Fatalf("%s: reply %q: %v", tc.name, reply.Body, err)
+	}
+	return reply, body
+}
+
+func (c *chartRPC) run(t *testing.T, calls []chartCall) {
+	t.Helper()
+	for _, tc := range calls {
+		reply, body := c.do(t, tc)
+		if reply.Status != tc.status || reply.ErrCode != tc.code {
+			t.Errorf("%s: status %d %q, want %d %q: %s", tc.name, reply.Status, reply.ErrCode, tc.status, tc.code, reply.Body)
+			continue
+		}
+		if tc.code != "" {
+			var b errs.Body
+			_ = json.Unmarshal(reply.Body, &b)
+			var fields []string
+			for _, d := range b.Details {
+				fields = append(fields, d.Field)
+			}
+			if b.Code != tc.code || b.Error == "" {
+				t.Errorf("%s: error body %s", tc.name, reply.Body)
+			}
+			if diff := cmp.Diff(tc.fields, fields); diff != "" {
+				t.Errorf("%s: detail fields (-want +got):\n%s", tc.name, diff)
+			}
+			continue
+		}
+		if tc.want == nil {
+			continue
+		}
+		got := map[string]any{}
+		for k := range tc.want {
+			got[k] = body[k]
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%s: body (-want +got):\n%s", tc.name, diff)
+		}
+	}
+}
+
+// chartHitNumbers lists the numbers of an accounts array in a body.
+func chartHitNumbers(body map[string]any, key string) []any {
+	var out []any
+	for _, a := range body[key].([]any) {
+		out = append(out, a.(map[string]any)["number"])
+	}
+	return out
+}
+
+func TestChartAccountRoutes(t *testing.T) {
+	t.Parallel()
+	c := newChartRPC(t)
+	list, search, create := ledgerv1.SubjectAccountsList, ledgerv1.SubjectAccountsSearch, ledgerv1.SubjectAccountsCreate
+	c.run(t, []chartCall{
+		{name: "list without claims", subject: list, anon: true, status: 401, code: errs.Unauthenticated},
+		{name: "list defaults", subject: list, status: 200, want: map[string]any{"total": 1225.0, "limit": 500.0, "offset": 0.0}},
+		{name: "list q", subject: list, query: "q=nebenkasse&limit=1", status: 200, want: map[string]any{"total": 2.0, "limit": 1.0}},
+		{name: "list category and type", subject: list, query: "category=GuV+6.a+L%C3%B6hne+und+Geh%C3%A4lter&type=expense&limit=1&offset=1", status: 200,
+			want: map[string]any{"total": 34.0, "offset": 1.0}},
+		{name: "list limit 0", subject: list, query: "limit=0", status: 400, code: errs.InvalidInput, fields: []string{"limit"}},
+		{name: "list limit 501", subject: list, query: "limit=501", status: 400, code: errs.InvalidInput, fields: []string{"limit"}},
+		{name: "list limit text", subject: list, query: "limit=ten", status: 400, code: errs.InvalidInput, fields: []string{"limit"}},
+		{name: "list offset -1", subject: list, query: "offset=-1", status: 400, code: errs.InvalidInput, fields: []string{"offset"}},
+		{name: "list bad type", subject: list, query: "type=income", status: 400, code: errs.InvalidInput, fields: []string{"type"}},
+
+		{name: "create", subject: create, body: `{"number":"6816","name":"Software-Abos","type":"expense","category":"GuV 8. Sonstige betriebliche Aufwendungen","report_group":"other_opex"}`,
+			key: "c1", status: 201, want: map[string]any{"number": "6816", "name": "Software-Abos", "type": "expense",
+				"category": "GuV 8. Sonstige betriebliche Aufwendungen", "report_group": "other_opex", "is_active": true, "is_system": false}},
+		{name: "create replayed", subject: create, body: `{"number":"6816","name":"Software-Abos","type":"expense","category":"GuV 8. Sonstige betriebliche Aufwendungen","report_group":"other_opex"}`,
+			key: "c1", status: 201, want: map[string]any{"number": "6816", "name": "Software-Abos", "is_system": false}},
+		{name: "create key reused", subject: create, body: `{"number":"6817","name":"x","type":"expense"}`, key: "c1", status: 422, code: errs.IdempotencyKeyReused},
+		{name: "create duplicate", subject: create, body: `{"number":"6816","name":"again","type":"expense"}`, status: 409, code: errs.AccountExists},
+		{name: "create seeded duplicate", subject: create, body: `{"number":"1600","name":"Kasse","type":"asset"}`, status: 409, code: errs.AccountExists},
+		{name: "create without type", subject: create, body: `{"number":"6818","name":"x"}`, status: 400, code: errs.InvalidInput, fields: []string{"type"}},
+		{name: "create invalid fields", subject: create, body: `{"number":"123456789","name":"","type":"x","report_group":""}`,
+			status: 400, code: errs.InvalidInput, fields: []string{"number", "name", "type"}},
+		{name: "create unknown field", subject: create, body: `{"number":"6818","name":"x","type":"expense","is_system":true}`, status: 400, code: errs.InvalidInput, fields: []string{"is_system"}},
+		{name: "create malformed", subject: create, body: `{"number":`, status: 400, code: errs.InvalidInput, fields: []string{""}},
+		{name: "create number as number", subject: create, body: `{"number":6818,"name":"x","type":"expense"}`, status: 400, code: errs.InvalidInput, fields: []string{"number"}},
+		{name: "list sees it", subject: list, query: "q=6816", status: 200, want: map[string]any{"total": 1.0}},
+
+		{name: "search", subject: search, query: "q=16&limit=2", status: 200},
+		{name: "search type", subject: search, query: "q=Software&type=expense", status: 200},
+		{name: "search without q", subject: search, status: 400, code: errs.InvalidInput, fields: []string{"q"}},
+		{name: "search bad type", subject: search, query: "q=a&type=x", status: 400, code: errs.InvalidInput, fields: []string{"type"}},
+		{name: "search limit 101", subject: search, query: "q=a&limit=101", status: 400, code: errs.InvalidInput, fields: []string{"limit"}},
+	})
+	_, body := c.do(t, chartCall{name: "search body", subject: search, query: "q=16&limit=2"})
+	if diff := cmp.Diff([]any{"1600", "1610"}, chartHitNumbers(body, "accounts")); diff != "" {
+		t.Errorf("search hits (-want +got):\n%s", diff)
+	}
+	// A name starting with q ranks before one containing it.
+	want := map[string]any{"accounts": []any{map[string]any{"number": "6816", "name": "Software-Abos", "type": "expense"},
+		map[string]any{"number": "6495", "name": "Wartungskosten für Hard- und Software", "type": "expense"}}}
+	_, body = c.do(t, chartCall{name: "search type body", subject: search, query: "q=software&type=expense"})
+	if diff := cmp.Diff(want, body); diff != "" {
+		t.Errorf("search body (-want +got):\n%s", diff)
+	}
+	_, body = c.do(t, chartCall{name: "list body", subject: list, query: "limit=2&offset=1"})
+	if diff := cmp.Diff([]any{"0060", "0070"}, chartHitNumbers(body, "accounts")); diff != "" {
+		t.Errorf("list page (-want +got):\n%s", diff)
+	}
+}
+
+func TestChartEntriesRoute(t *testing.T) {
+	t.Parallel()
+	c := newChartRPC(t)
+	r := ledger.Request{Claims: c.claims, Channel: "rest"}
+	for _, b := range []ledger.Booking{
+		{BookingDate: "2024-01-10", Description: "Kunde zahlt", Lines: []ledger.Line{{AccountDebit: "1800", AccountCredit: "1200", Amount: money.MustParse("119.00")}}},
+		{BookingDate: "2024-02-05", Description: "Bankgebühr", Lines: []ledger.Line{{AccountDebit: "6855", AccountCredit: "1800", Amount: money.MustParse("10.50")}}},
+	} {
+		if _, _, err := c.svc.Book(context.Background(), r, b, "", ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	entries := ledgerv1.SubjectAccountsEntries
+	c.run(t, []chartCall{
+		{name: "entries", subject: entries, param: "1800", status: 200, want: map[string]any{
+			"entry_count": 2.0, "debit_total": 119.0, "credit_total": 10.5, "balance": 108.5, "limit": 200.0, "offset": 0.0, "start_date": nil, "end_date": nil}},
+		{name: "entries range", subject: entries, param: "1800", query: "startDate=2024-02-01&endDate=2024-02-29&limit=1000", status: 200, want: map[string]any{
+			"entry_count": 1.0, "debit_total": 0.0, "credit_total": 10.5, "balance": -10.5, "start_date": "2024-02-01", "end_date": "2024-02-29", "limit": 1000.0}},
+		{name: "entries unknown account", subject: entries, param: "9999", status: 404, code: errs.NotFound},
+		{name: "entries not a number", subject: entries, param: "abc", status: 404, code: errs.NotFound},
+		{name: "entries bad date", subject: entries, param: "1800", query: "startDate=2024-13-01", status: 400, code: errs.InvalidInput, fields: []string{"startDate"}},
+		{name: "entries reversed range", subject: entries, param: "1800", query: "startDate=2024-02-01&endDate=2024-01-01", status: 400, code: errs.InvalidInput, fields: []string{"endDate"}},
+		{name: "entries limit 1001", subject: entries, param: "1800", query: "limit=1001", status: 400, code: errs.InvalidInput, fields: []string{"limit"}},
+		{name: "entries limit 0", subject: entries, param: "1800", query: "limit=0", status: 400, code: errs.InvalidInput, fields: []string{"limit"}},
+	})
+	reply, body := c.do(t, chartCall{name: "entries body", subject: entries, param: "1800"})
+	// Amounts are JSON numbers with two decimals, never strings.
+	if b := string(reply.Body); !strings.Contains(b, `"balance":108.50`) || !strings.Contains(b, `"debit_total":119.00`) || !strings.Contains(b, `"credit_total":10.50`) {
+		t.Errorf("amounts not exact numbers: %s", reply.Body)
+	}
+	type entry struct {
+		Date, Side, Contra, Desc string
+		Amount                   float64
+	}
+	var got []entry
+	for _, x := range body["entries"].([]any) {
+		m := x.(map[string]any)
+		got = append(got, entry{m["booking_date"].(string), m["side"].(string), m["contra_account"].(string), m["description"].(string), m["amount"].(float64)})
+	}
+	wantEntries := []entry{{"2024-01-10", "debit", "1200", "Kunde zahlt", 119}, {"2024-02-05", "credit", "6855", "Bankgebühr", 10.5}}
+	if diff := cmp.Diff(wantEntries, got); diff != "" {
+		t.Errorf("entries (-want +got):\n%s", diff)
+	}
+	if acc := body["account"].(map[string]any); acc["number"] != "1800" || acc["name"] != "Bank" || acc["report_group"] != "bank" {
+		t.Errorf("account %v", acc)
+	}
+}
+
+func TestChartTaxCodeRoutes(t *testing.T) {
+	t.Parallel()
+	c := newChartRPC(t)
+	list, update := ledgerv1.SubjectTaxCodesList, ledgerv1.SubjectTaxCodesUpdate
+	c.run(t, []chartCall{
+		{name: "list without claims", subject: list, anon: true, status: 401, code: errs.Unauthenticated},
+		{name: "list", subject: list, status: 200},
+		{name: "list bad flag", subject: list, query: "include_inactive=yes", status: 400, code: errs.InvalidInput, fields: []string{"include_inactive"}},
+		{name: "list flag 1", subject: list, query: "include_inactive=1", status: 400, code: errs.InvalidInput, fields: []string{"include_inactive"}},
+
+		{name: "update label", subject: update, param: "VSt19", body: `{"label":"Vorsteuer 19 % Inland","description":null}`, status: 200,
+			want: map[string]any{"code": "VSt19", "label": "Vorsteuer 19 % Inland", "is_active": true}},
+		{name: "deactivate", subject: update, param: "VSt7", body: `{"is_active":false}`, key: "p1", status: 200,
+			want: map[string]any{"code": "VSt7", "label": "Vorsteuer 7 %", "is_active": false}},
+		{name: "deactivate replayed", subject: update, param: "VSt7", body: `{"is_active":false}`, key: "p1", status: 200,
+			want: map[string]any{"code": "VSt7", "is_active": false}},
+		{name: "deactivate again", subject: update, param: "VSt7", body: `{"is_active":false}`, status: 400, code: errs.NoChanges},
+		{name: "empty body", subject: update, param: "USt19", status: 400, code: errs.NoChanges},
+		{name: "same values", subject: update, param: "RC19", body: `{"rate":19,"vat_account":"1407","self_assess_account":"3837"}`, status: 400, code: errs.NoChanges},
+		{name: "unknown code", subject: update, param: "USt16", body: `{"label":"x"}`, status: 404, code: errs.TaxCodeNotFound},
+		{name: "unknown account", subject: update, param: "USt19", body: `{"vat_account":"3999"}`, status: 400, code: errs.AccountNotFound, fields: []string{"vat_account"}},
+		{name: "bad rate", subject: update, param: "USt19", body: `{"rate":120}`, status: 400, code: errs.InvalidInput, fields: []string{"rate"}},
+		{name: "unknown field", subject: update, param: "USt19", body: `{"datev_bu_key":"3"}`, status: 400, code: errs.InvalidInput, fields: []string{"datev_bu_key"}},
+		{name: "remove self-assessment", subject: update, param: "IGE7", body: `{"self_assess_account":null}`, status: 200,
+			want: map[string]any{"code": "IGE7", "is_active": true}},
+	})
+	codes := func(query string) []any {
+		_, body := c.do(t, chartCall{name: "list " + query, subject: list, query: query})
+		var out []any
+		for _, x := range body["tax_codes"].([]any) {
+			out = append(out, x.(map[string]any)["code"])
+		}
+		return out
+	}
+	active := []any{"AUS0", "IGE19", "IGE7", "IGL0", "RC19", "RC7", "STF0", "USt19", "USt7", "VSt19"}
+	if diff := cmp.Diff(active, codes("")); diff != "" {
+		t.Errorf("active (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(active, codes("include_inactive=false")); diff != "" {
+		t.Errorf("include_inactive=false (-want +got):\n%s", diff)
+	}
+	all := []any{"AUS0", "IGE19", "IGE7", "IGL0", "RC19", "RC7", "STF0", "USt19", "USt7", "VSt19", "VSt7"}
+	if diff := cmp.Diff(all, codes("include_inactive=true")); diff != "" {
+		t.Errorf("include_inactive=true (-want +got):\n%s", diff)
+	}
+	_, body := c.do(t, chartCall{name: "list full", subject: list, query: "include_inactive=true"})
+	var got map[string]any
+	for _, x := range body["tax_codes"].([]any) {
+		if m := x.(map[string]any); m["code"] == "VSt19" {
+			got = m
+		}
+	}
+	delete(got, "created_at")
+	want := map[string]any{"code": "VSt19", "label": "Vorsteuer 19 % Inland", "description": nil, "kind": "input", "rate": 19.0,
+		"vat_account": "1406", "self_assess_account": nil, "datev_bu_key": "9", "is_system": true, "is_active": true}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("VSt19 (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,349 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/ledgerplatform/ledger/pkg/db"
+	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/money"
+	"github.com/ledgerplatform/ledger/services/ledger"
+)
+
+const accountColumns = `number, name, type, category, report_group, is_active, is_system, created_at`
+
+var chartConstraints = map[string]*errs.Error{
+	"accounts_pkey":                                errs.E(errs.AccountExists, "an account with this number already exists"),
+	"tax_codes_tenant_id_vat_account_fkey":         errs.E(errs.AccountNotFound, "vat_account does not exist in the chart of accounts"),
+	"tax_codes_tenant_id_self_assess_account_fkey": errs.E(errs.AccountNotFound, "self_assess_account does not exist in the chart of accounts"),
+	"idempotency_keys_pkey":                        errs.E(errs.IdempotencyKeyInProgress, "a request with this Idempotency-Key is in progress"),
+}
+
+// sqlWhere collects the conditions of a query; each ? of a condition becomes
+// the next positional parameter.
+type sqlWhere struct {
+	conds []string
+	args  []any
+}
+
+func (w *sqlWhere) add(cond string, vals ...any) {
+	for _, v := range vals {
+		w.args = append(w.args, v)
+		cond = strings.Replace(cond, "?", fmt.Sprintf("$%d", len(w.args)), 1)
+	}
+	w.conds = append(w.conds, cond)
+}
+
+func (w *sqlWhere) String() string { return strings.Join(w.conds, " AND ") }
+
+// next is the placeholder of the next parameter, appending v.
+func (w *sqlWhere) next(v any) string {
+	w.args = append(w.args, v)
+	return fmt.Sprintf("$%d", len(w.args))
+}
+
+// ListAccounts returns a page of the chart and the number of matches.
+func (s *Store) ListAccounts(ctx context.Context, tenant string, f ledger.AccountFilter) ([]ledger.Account, int, error) {
+	w := &sqlWhere{}
+	w.add("tenant_id = ?", tenant)
+	if f.Q != "" {
+		w.add(`(number LIKE ? || '%' OR lower(name) LIKE '%' || ? || '%')`, escapeLike(f.Q), escapeLike(strings.ToLower(f.Q)))
+	}
+	if f.Category != "" {
+		w.add("lower(category) = ?", strings.ToLower(f.Category))
+	}
+	if f.Type != "" {
+		w.add("type = ?", f.Type)
+	}
+	var accounts []ledger.Account
+	var total int
+	err := s.readTx(ctx, tenant, func(tx pgx.Tx) error {
+		if err := tx.QueryRow(ctx, "SELECT count(*) FROM ledger.accounts WHERE "+w.String(), w.args...).Scan(&total); err != nil {
+			return err
+		}
+		args := append(w.args[:len(w.args):len(w.args)], f.Limit, f.Offset)
+		rows, err := tx.Query(ctx, fmt.Sprintf("SELECT %s FROM ledger.accounts WHERE %s ORDER BY number LIMIT $%d OFFSET $%d",
+			accountColumns, w, len(args)-1, len(args)), args...)
+		if err != nil {
+			return err
+		}
+		accounts, err = pgx.CollectRows(rows, pgx.RowToStructByPos[ledger.Account])
+		return err
+	})
+	if err != nil {
+		return nil, 0, errs.Wrap("ledger.ListAccounts", err)
+	}
+	return accounts, total, nil
+}
+
+// CreateAccount inserts an account. A repeated request with the same
+// Idempotency-Key replays the first answer, also when it raced the first.
+func (s *Store) CreateAccount(ctx context.Context, tenant string, a ledger.Account, idem ledger.IdemRequest) (ledger.Account, *ledger.IdemRecord, error) {
+	var out ledger.Account
+	var replay *ledger.IdemRecord
+	err := s.tx(ctx, tenant, func(tx pgx.Tx) error {
+		var err error
+		if replay, err = idemLookup(ctx, tx, tenant, idem); err != nil || replay != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, `INSERT INTO ledger.accounts (tenant_id, number, name, type, category, report_group)
+			VALUES ($1, $2, $3, $4, $5, $6) RETURNING `+accountColumns, tenant, a.Number, a.Name, a.Type, a.Category, a.ReportGroup)
+		if err != nil {
+			return err
+		}
+		if out, err = pgx.CollectExactlyOneRow(rows, pgx.RowToStructByPos[ledger.Account]); err != nil {
+			return err
+		}
+		return idemSave(ctx, tx, tenant, idem, 201, out)
+	})
+	if err != nil {
+		err = db.MapConstraint(err, chartConstraints)
+		if errs.Is(err, errs.AccountExists) && idem.Key != "" {
+			// A concurrent request with the same key may have created it.
+			if rec, lerr := s.idemReplay(ctx, tenant, idem); lerr != nil || rec != nil {
+				return ledger.Account{}, rec, lerr
+			}
+		}
+		return ledger.Account{}, nil, errs.Wrap("ledger.CreateAccount", err)
+	}
+	return out, replay, nil
+}
+
+// SearchAccounts finds active accounts by number prefix or name part.
+func (s *Store) SearchAccounts(ctx context.Context, tenant string, f ledger.AccountSearch) ([]ledger.AccountHit, error) {
+	w := &sqlWhere{}
+	w.add("tenant_id = ?", tenant)
+	w.add("is_active")
+	num, name := w.next(escapeLike(f.Q)), w.next(escapeLike(strings.ToLower(f.Q)))
+	w.conds = append(w.conds, fmt.Sprintf("(number LIKE %s || '%%' OR lower(name) LIKE '%%' || %s || '%%')", num, name))
+	if f.Type != "" {
+		w.add("type = ?", f.Type)
+	}
+	q := fmt.Sprintf(`SELECT number, name, type FROM ledger.accounts WHERE %s
+		ORDER BY (number LIKE %s || '%%') DESC, (lower(name) LIKE %s || '%%') DESC, number LIMIT %s`, w, num, name, w.next(f.Limit))
+	var hits []ledger.AccountHit
+	err := s.readTx(ctx, tenant, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, q, w.args...)
+		if err != nil {
+			return err
+		}
+		hits, err = pgx.CollectRows(rows, pgx.RowToStructByPos[ledger.AccountHit])
+		return err
+	})
+	if err != nil {
+		return nil, errs.Wrap("ledger.SearchAccounts", err)
+	}
+	return hits, nil
+}
+
+// AccountEntries reads an account, a page of its journal entries in
+// booking-date order and the totals over the whole range in one snapshot.
+func (s *Store) AccountEntries(ctx context.Context, tenant string, f ledger.EntriesFilter) (*ledger.AccountEntries, error) {
+	w := &sqlWhere{}
+	w.add("e.tenant_id = ?", tenant)
+	w.add("(e.account_debit = ? OR e.account_credit = ?)", f.Number, f.Number)
+	if f.From != nil {
+		w.add("e.booking_date >= ?::date", f.From.Format(time.DateOnly))
+	}
+	if f.To != nil {
+		w.add("e.booking_date <= ?::date", f.To.Format(time.DateOnly))
+	}
+	res := &ledger.AccountEntries{}
+	err := s.readTx(ctx, tenant, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, "SELECT "+accountColumns+" FROM ledger.accounts WHERE tenant_id = $1 AND number = $2", tenant, f.Number)
+		if err != nil {
+			return err
+		}
+		res.Account, err = pgx.CollectExactlyOneRow(rows, pgx.RowToStructByPos[ledger.Account])
+		if errors.Is(err, pgx.ErrNoRows) {
+			return errs.NotFoundf("account %s not found", f.Number)
+		}
+		if err != nil {
+			return err
+		}
+		var debit, credit string
+		if err := tx.QueryRow(ctx, `SELECT count(*), COALESCE(sum(e.amount) FILTER (WHERE e.account_debit = $2), 0)::text,
+				COALESCE(sum(e.amount) FILTER (WHERE e.account_credit = $2), 0)::text
+			FROM ledger.journal_events e WHERE `+w.String(), w.args...).Scan(&res.EntryCount, &debit, &credit); err != nil {
+			return err
+		}
+		if res.DebitTotal, err = money.Parse(debit); err != nil {
+			return err
+		}
+		if res.CreditTotal, err = money.Parse(credit); err != nil {
+			return err
+		}
+		args := append(w.args[:len(w.args):len(w.args)], f.Limit, f.Offset)
+		rows, err = tx.Query(ctx, fmt.Sprintf(`SELECT %s FROM ledger.journal_events e
+			JOIN ledger.intents i ON i.tenant_id = e.tenant_id AND i.id = e.intent_id
+			WHERE %s ORDER BY e.booking_date, e.journal_number LIMIT $%d OFFSET $%d`, eventColumns, w, len(args)-1, len(args)), args...)
+		if err != nil {
+			return err
+		}
+		entries, err := pgx.CollectRows(rows, scanEntry)
+		if err != nil {
+			return err
+		}
+		res.Entries = make([]ledger.AccountEntry, len(entries))
+		for i, e := range entries {
+			res.Entries[i] = ledger.AccountEntry{JournalEntry: e, Side: "credit", ContraAccount: e.AccountDebit}
+			if e.AccountDebit == f.Number {
+				res.Entries[i].Side, res.Entries[i].ContraAccount = "debit", e.AccountCredit
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, errs.Wrap("ledger.AccountEntries", err)
+	}
+	res.Balance = res.DebitTotal.Sub(res.CreditTotal)
+	return res, nil
+}
+
+// ListTaxCodes returns the tax codes by code.
+func (s *Store) ListTaxCodes(ctx context.Context, tenant string, includeInactive bool) ([]ledger.TaxCode, error) {
+	q := taxCodeSelect + " WHERE tenant_id = $1"
+	if !includeInactive {
+		q += " AND is_active"
+	}
+	var codes []ledger.TaxCode
+	err := s.readTx(ctx, tenant, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, q+" ORDER BY code", tenant)
+		if err != nil {
+			return err
+		}
+		codes, err = pgx.CollectRows(rows, scanTaxCode)
+		return err
+	})
+	if err != nil {
+		return nil, errs.Wrap("ledger.ListTaxCodes", err)
+	}
+	return codes, nil
+}
+
+// UpdateTaxCode applies p to a tax code under a row lock, so concurrent
+// changes serialise and NO_CHANGES is decided on the current row.
+func (s *Store) UpdateTaxCode(ctx context.Context, tenant, code string, p ledger.TaxCodePatch, idem ledger.IdemRequest) (ledger.TaxCode, *ledger.IdemRecord, error) {
+	var out ledger.TaxCode
+	var replay *ledger.IdemRecord
+	err := s.tx(ctx, tenant, func(tx pgx.Tx) error {
+		var err error
+		if replay, err = idemLookup(ctx, tx, tenant, idem); err != nil || replay != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, taxCodeSelect+" WHERE tenant_id = $1 AND code = $2 FOR UPDATE", tenant, code)
+		if err != nil {
+			return err
+		}
+		cur, err := pgx.CollectExactlyOneRow(rows, scanTaxCode)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return errs.E(errs.TaxCodeNotFound, "tax code %s not found", code)
+		}
+		if err != nil {
+			return err
+		}
+		next, err := p.Apply(cur)
+		if err != nil {
+			return err
+		}
+		if err := accountsExist(ctx, tx, tenant, map[string]*string{
+			"vat_account": &next.VATAccount, "self_assess_account": next.SelfAssessAccount}); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE ledger.tax_codes SET label = $3, description = $4, rate = $5, vat_account = NULLIF($6, ''),
+				self_assess_account = $7, is_active = $8 WHERE tenant_id = $1 AND code = $2`,
+			tenant, code, next.Label, next.Description, next.Rate.String(), next.VATAccount, next.SelfAssessAccount, next.IsActive); err != nil {
+			return err
+		}
+		out = next
+		return idemSave(ctx, tx, tenant, idem, 200, next.Changed())
+	})
+	if err != nil {
+		return ledger.TaxCode{}, nil, errs.Wrap("ledger.UpdateTaxCode", db.MapConstraint(err, chartConstraints))
+	}
+	return out, replay, nil
+}
+
+// accountsExist checks that every non-empty account named by a field is in
+// the tenant's chart; each missing one is a detail of ACCOUNT_NOT_FOUND.
+func accountsExist(ctx context.Context, tx pgx.Tx, tenant string, fields map[string]*string) error {
+	var numbers []string
+	for _, n := range fields {
+		if n != nil && *n != "" {
+			numbers = append(numbers, *n)
+		}
+	}
+	if len(numbers) == 0 {
+		return nil
+	}
+	rows, err := tx.Query(ctx, "SELECT number FROM ledger.accounts WHERE tenant_id = $1 AND number = ANY($2)", tenant, numbers)
+	if err != nil {
+		return err
+	}
+	found, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return err
+	}
+	var details []errs.Detail
+	for _, field := range []string{"vat_account", "self_assess_account"} {
+		if n := fields[field]; n != nil && *n != "" && !slices.Contains(found, *n) {
+			details = append(details, errs.Field(field, "account "+*n+" does not exist in the chart of accounts"))
+		}
+	}
+	if len(details) > 0 {
+		return &errs.Error{Code: errs.AccountNotFound, Message: "the tax code names an account that does not exist; nothing was changed", Details: details}
+	}
+	return nil
+}
+
+// idemLookup returns the stored answer of an earlier request with the same
+// key, IDEMPOTENCY_KEY_REUSED when that request differed, or nil.
+func idemLookup(ctx context.Context, tx pgx.Tx, tenant string, idem ledger.IdemRequest) (*ledger.IdemRecord, error) {
+	if idem.Key == "" {
+		return nil, nil
+	}
+	var rec ledger.IdemRecord
+	err := tx.QueryRow(ctx, "SELECT request_hash, status, response FROM ledger.idempotency_keys WHERE tenant_id = $1 AND scope = $2 AND key = $3",
+		tenant, idem.Scope, idem.Key).Scan(&rec.RequestHash, &rec.Status, &rec.Response)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case rec.RequestHash != idem.Hash:
+		return nil, errs.E(errs.IdempotencyKeyReused, "this Idempotency-Key was used with a different request")
+	}
+	return &rec, nil
+}
+
+// idemReplay is idemLookup in a transaction of its own.
+func (s *Store) idemReplay(ctx context.Context, tenant string, idem ledger.IdemRequest) (*ledger.IdemRecord, error) {
+	var rec *ledger.IdemRecord
+	err := s.readTx(ctx, tenant, func(tx pgx.Tx) error {
+		var err error
+		rec, err = idemLookup(ctx, tx, tenant, idem)
+		return err
+	})
+	return rec, errs.Wrap("ledger.idemReplay", err)
+}
+
+// idemSave stores the answer to an idempotent request.
+func idemSave(ctx context.Context, tx pgx.Tx, tenant string, idem ledger.IdemRequest, status int, response any) error {
+	if idem.Key == "" {
+		return nil
+	}
+	body, err := json.Marshal(response)
+	if err != nil {
+		return err
+	}
+	_, err = tx.Exec(ctx, "INSERT INTO ledger.idempotency_keys (tenant_id, scope, key, request_hash, status, response) VALUES ($1, $2, $3, $4, $5, $6)",
+		tenant, idem.Scope, idem.Key, idem.Hash, status, body)
+	return err
+}
