@@ -117,11 +117,13 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 	return g, nil
 }
 
-// Close stops listening for identity events.
+// Close stops listening for identity events and flushes the audit records;
+// call it after the HTTP server has stopped.
 func (g *Gateway) Close() {
 	if g.sub != nil {
 		_ = g.sub.Unsubscribe()
 	}
+	g.audit.close()
 }
 
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) { g.handler.ServeHTTP(w, r) }

@@ -8,8 +8,17 @@ import "time"
 const (
 	StreamCalls = "GATEWAY"
 	CallsFilter = "evt.gateway.v1.>"
+	// SubjectCall carries one Call.
 	SubjectCall = "evt.gateway.v1.call"
+	// SubjectCalls carries a CallBatch: a gateway under load sends the calls
+	// of a few milliseconds together, one stored message instead of many.
+	SubjectCalls = "evt.gateway.v1.calls"
 )
+
+// CallBatch is the payload of SubjectCalls.
+type CallBatch struct {
+	Calls []Call `json:"calls"`
+}
 
 // Call is one audited call. It never holds a secret: no credential, no body.
 type Call struct {

@@ -14,6 +14,9 @@
 //	    published_at timestamptz
 //	);
 //	CREATE INDEX outbox_pending ON outbox (seq) WHERE published_at IS NULL;
+//
+// Rows are deleted once JetStream acknowledged them, so the table holds
+// only what is still to be published.
 package outbox
 
 import (
@@ -59,6 +62,22 @@ func Queue(b *pgx.Batch, schema, subject string, payload any) error {
 	}
 	t := pgx.Identifier{schema, "outbox"}.Sanitize()
 	b.Queue("INSERT INTO "+t+" (id, subject, payload) VALUES ($1, $2, $3)", uuid.NewString(), subject, p)
+	return nil
+}
+
+// QueueMany adds one multi-row insert of events on subject to a pgx batch.
+func QueueMany[T any](b *pgx.Batch, schema, subject string, payloads []T) error {
+	ids := make([]string, len(payloads))
+	data := make([][]byte, len(payloads))
+	for i, p := range payloads {
+		d, err := json.Marshal(p)
+		if err != nil {
+			return fmt.Errorf("outbox.QueueMany %s: %w", subject, err)
+		}
+		ids[i], data[i] = uuid.NewString(), d
+	}
+	t := pgx.Identifier{schema, "outbox"}.Sanitize()
+	b.Queue("INSERT INTO "+t+" (id, subject, payload) SELECT id, $1, p FROM unnest($2::uuid[], $3::bytea[]) AS u(id, p)", subject, ids, data)
 	return nil
 }
 
@@ -189,11 +208,9 @@ func (r *Relay) drain(ctx context.Context) (int, error) {
 			}
 			seqs[i] = batch[i].seq
 		}
-		if _, err := tx.Exec(ctx, "UPDATE "+t+" SET published_at = now() WHERE seq = ANY($1)", seqs); err != nil {
-			return err
-		}
-		// Published rows carry no information of their own once JetStream has them.
-		if _, err := tx.Exec(ctx, "DELETE FROM "+t+" WHERE published_at < now() - interval '1 day'"); err != nil {
+		// A published row carries nothing JetStream does not hold now, and
+		// the state change it announced is in its own tables.
+		if _, err := tx.Exec(ctx, "DELETE FROM "+t+" WHERE seq = ANY($1)", seqs); err != nil {
 			return err
 		}
 		n = len(batch)

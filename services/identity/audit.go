@@ -106,17 +106,29 @@ func parseBound(p *problems, field, s string, upper bool) *time.Time {
 // are dropped rather than refused, since a record that can never be stored
 // would be redelivered for ever.
 func (s *Service) RecordCall(ctx context.Context, c gatewayv1.Call) error {
-	if c.RequestID == "" {
-		return errs.Invalid("audit record without request id")
+	return s.RecordCalls(ctx, []gatewayv1.Call{c})
+}
+
+// RecordCalls stores a batch of audit records in one transaction; records
+// without a request id are invalid and the whole batch is refused.
+func (s *Service) RecordCalls(ctx context.Context, calls []gatewayv1.Call) error {
+	for i := range calls {
+		c := &calls[i]
+		if c.RequestID == "" {
+			return errs.Invalid("audit record without request id")
+		}
+		c.TenantID = canonicalID(c.TenantID)
+		c.KeyID = canonicalID(c.KeyID)
+		c.UserID = canonicalID(c.UserID)
+		if c.At.IsZero() {
+			c.At = s.now().UTC()
+		}
 	}
-	c.TenantID = canonicalID(c.TenantID)
-	c.KeyID = canonicalID(c.KeyID)
-	c.UserID = canonicalID(c.UserID)
-	if c.At.IsZero() {
-		c.At = s.now().UTC()
+	if len(calls) == 0 {
+		return nil
 	}
-	_, err := s.store.RecordCall(ctx, c)
-	return errs.Wrap("identity.RecordCall", err)
+	_, err := s.store.RecordCalls(ctx, calls)
+	return errs.Wrap("identity.RecordCalls", err)
 }
 
 func canonicalID(s string) string {

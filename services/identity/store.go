@@ -87,6 +87,9 @@ type Store interface {
 	// it stored it and c names a key, counts the key's use. It reports
 	// whether c was new.
 	RecordCall(ctx context.Context, c gatewayv1.Call) (bool, error)
+	// RecordCalls stores a batch in one transaction and returns how many
+	// records were new.
+	RecordCalls(ctx context.Context, calls []gatewayv1.Call) (int, error)
 
 	// Bootstrap carries out p under a lock, so that replicas starting
 	// together agree on one operator tenant.

@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -35,8 +36,18 @@ func main() {
 		duration = flag.Duration("duration", 20*time.Second, "measured duration")
 		warmup   = flag.Duration("warmup", 3*time.Second, "unmeasured warm-up")
 		lines    = flag.Int("lines", 1, "lines per booking (each with 19 % input VAT, so 2 events per line)")
+		cpuprof  = flag.String("cpuprofile", "", "write a CPU profile of the measured phase (client and in-process platform)")
 	)
 	flag.Parse()
+	if *cpuprof != "" {
+		f, err := os.Create(*cpuprof)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "ledgerbench:", err)
+			os.Exit(1)
+		}
+		defer f.Close()
+		profile = f
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	if *url == "" {
@@ -54,6 +65,8 @@ func main() {
 		os.Exit(1)
 	}
 }
+
+var profile *os.File
 
 func startPlatform(ctx context.Context, pgURL string) (url, key string, stop func(), err error) {
 	name := "bench_" + testkit.RandomID()
@@ -161,6 +174,10 @@ func run(base, adminKey string, clients, lines int, warmup, duration time.Durati
 	// First posting seeds the tenant's chart outside the measurement.
 	if _, err := c.do("POST", "/v1/bookings", k.RawKey, booking(0), nil); err != nil {
 		return err
+	}
+	if profile != nil {
+		time.AfterFunc(warmup, func() { pprof.StartCPUProfile(profile) })
+		defer pprof.StopCPUProfile()
 	}
 	var seq atomic.Int64
 	var errors atomic.Int64

@@ -34,21 +34,39 @@ func ConsumeAudit(ctx context.Context, js jetstream.JetStream, svc *identity.Ser
 	return natsx.Consume(ctx, js, gatewayv1.StreamCalls, AuditConsumer, gatewayv1.CallsFilter, log, AuditHandler(svc, log))
 }
 
-// AuditHandler stores one call record. A record that does not decode can
-// never be stored, so it is logged and acknowledged rather than redelivered
-// for ever. A record without a request id is keyed by its message id, or
-// its stream position, which stay the same on redelivery.
+// AuditHandler stores a call record, or a batch of them, in one
+// transaction. A record that does not decode can never be stored, so it is
+// logged and acknowledged rather than redelivered for ever. A single record
+// without a request id is keyed by its message id, or its stream position,
+// which stay the same on redelivery.
 func AuditHandler(svc *identity.Service, log *slog.Logger) natsx.MsgHandler {
 	return func(ctx context.Context, msg jetstream.Msg) error {
-		var call gatewayv1.Call
-		if err := json.Unmarshal(msg.Data(), &call); err != nil {
-			log.Error("dropping undecodable audit record", "subject", msg.Subject(), "err", err)
-			return nil
+		var calls []gatewayv1.Call
+		switch msg.Subject() {
+		case gatewayv1.SubjectCalls:
+			var b gatewayv1.CallBatch
+			if err := json.Unmarshal(msg.Data(), &b); err != nil {
+				log.Error("dropping undecodable audit batch", "subject", msg.Subject(), "err", err)
+				return nil
+			}
+			calls = b.Calls
+			for i := range calls {
+				if calls[i].RequestID == "" {
+					calls[i].RequestID = messageKey(msg) + ":" + strconv.Itoa(i)
+				}
+			}
+		default:
+			var call gatewayv1.Call
+			if err := json.Unmarshal(msg.Data(), &call); err != nil {
+				log.Error("dropping undecodable audit record", "subject", msg.Subject(), "err", err)
+				return nil
+			}
+			if call.RequestID == "" {
+				call.RequestID = messageKey(msg)
+			}
+			calls = []gatewayv1.Call{call}
 		}
-		if call.RequestID == "" {
-			call.RequestID = messageKey(msg)
-		}
-		err := svc.RecordCall(ctx, call)
+		err := svc.RecordCalls(ctx, calls)
 		if errs.Is(err, errs.InvalidInput) {
 			log.Error("dropping unstorable audit record", "subject", msg.Subject(), "err", err)
 			return nil

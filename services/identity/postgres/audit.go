@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -42,29 +43,78 @@ func (s *Store) AuditEntries(ctx context.Context, tenantID string, f identity.Au
 	return out, errs.Wrap("postgres.AuditEntries", err)
 }
 
-// RecordCall implements identity.Store. The key's counter moves only when
-// the record is new, so a redelivered record counts once.
+// RecordCall stores one call; see RecordCalls.
 func (s *Store) RecordCall(ctx context.Context, c gatewayv1.Call) (bool, error) {
-	var inserted bool
+	n, err := s.RecordCalls(ctx, []gatewayv1.Call{c})
+	return n == 1, err
+}
+
+// RecordCalls implements identity.Store: one transaction for a batch. A
+// key's counter moves only for records inserted now, so a redelivered batch
+// counts nothing twice.
+func (s *Store) RecordCalls(ctx context.Context, calls []gatewayv1.Call) (int, error) {
+	n := len(calls)
+	var (
+		reqID, tenant, key, user, actor, surface, method, route, scope, target, code, ip = make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		status                                                                           = make([]int32, n)
+		duration                                                                         = make([]int64, n)
+		at                                                                               = make([]time.Time, n)
+	)
+	for i, c := range calls {
+		reqID[i], tenant[i], key[i], user[i], actor[i], surface[i] = c.RequestID, c.TenantID, c.KeyID, c.UserID, c.Actor, c.Surface
+		method[i], route[i], scope[i], target[i], code[i], ip[i] = c.Method, c.Route, c.Scope, c.TargetID, c.ErrorCode, c.ClientIP
+		status[i], duration[i], at[i] = int32(c.Status), c.DurationMS, c.At
+	}
+	var inserted int
 	err := s.write(ctx, allTenants, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `INSERT INTO identity.audit_log (request_id, tenant_id, key_id, user_id, actor, surface, method, route,
+		rows, err := tx.Query(ctx, `INSERT INTO identity.audit_log (request_id, tenant_id, key_id, user_id, actor, surface, method, route,
 				scope, target_id, status, error_code, client_ip, duration_ms, at)
-			VALUES ($1, NULLIF($2, '')::uuid, NULLIF($3, '')::uuid, NULLIF($4, '')::uuid, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
-			ON CONFLICT (request_id) DO NOTHING`,
-			c.RequestID, c.TenantID, c.KeyID, c.UserID, c.Actor, c.Surface, c.Method, c.Route,
-			c.Scope, c.TargetID, c.Status, c.ErrorCode, c.ClientIP, c.DurationMS, c.At)
+			SELECT r, NULLIF(t, '')::uuid, NULLIF(k, '')::uuid, NULLIF(u, '')::uuid, a, sf, m, ro, sc, tg, st, ec, ip, d, at
+			FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+				$9::text[], $10::text[], $11::int[], $12::text[], $13::text[], $14::bigint[], $15::timestamptz[])
+				AS x(r, t, k, u, a, sf, m, ro, sc, tg, st, ec, ip, d, at)
+			ON CONFLICT (request_id) DO NOTHING
+			RETURNING key_id::text, tenant_id::text, at`,
+			reqID, tenant, key, user, actor, surface, method, route, scope, target, status, code, ip, duration, at)
 		if err != nil {
 			return err
 		}
-		inserted = tag.RowsAffected() == 1
-		if !inserted || c.KeyID == "" {
+		type use struct {
+			tenant string
+			count  int
+			last   time.Time
+		}
+		uses := map[string]*use{}
+		var k, t *string
+		var when time.Time
+		_, err = pgx.ForEachRow(rows, []any{&k, &t, &when}, func() error {
+			inserted++
+			if k == nil || t == nil {
+				return nil
+			}
+			u := uses[*k]
+			if u == nil {
+				u = &use{tenant: *t}
+				uses[*k] = u
+			}
+			u.count++
+			if when.After(u.last) {
+				u.last = when
+			}
 			return nil
+		})
+		if err != nil {
+			return err
 		}
 		// Records may arrive out of order; last_used_at only moves forward.
-		_, err = tx.Exec(ctx, `UPDATE identity.api_keys
-			SET call_count = call_count + 1, last_used_at = GREATEST(last_used_at, $2)
-			WHERE id = $1::uuid AND tenant_id = NULLIF($3, '')::uuid`, c.KeyID, c.At, c.TenantID)
-		return err
+		for id, u := range uses {
+			if _, err := tx.Exec(ctx, `UPDATE identity.api_keys
+				SET call_count = call_count + $4, last_used_at = GREATEST(last_used_at, $2)
+				WHERE id = $1::uuid AND tenant_id = $3::uuid`, id, u.last, u.tenant, u.count); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
-	return inserted, errs.Wrap("postgres.RecordCall", err)
+	return inserted, errs.Wrap("postgres.RecordCalls", err)
 }

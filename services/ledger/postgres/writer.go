@@ -460,12 +460,10 @@ func (x *inserts) queue(b *pgx.Batch, tenant string, last int64, lastHash []byte
 		b.Queue("INSERT INTO ledger.idempotency_keys (tenant_id, scope, key, request_hash, status, response) VALUES ($1, $2, $3, $4, 201, $5)",
 			tenant, r.scope, r.key, r.hash, r.response)
 	}
-	for _, ev := range x.outbox {
-		if err := outbox.Queue(b, schema, ledgerv1.EventIntentPosted, ev); err != nil {
+	if len(x.outbox) > 0 {
+		if err := outbox.QueueMany(b, schema, ledgerv1.EventIntentPosted, x.outbox); err != nil {
 			return err
 		}
-	}
-	if len(x.outbox) > 0 {
 		outbox.Notify(b, schema)
 	}
 	return nil
