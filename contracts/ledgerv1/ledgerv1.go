@@ -43,6 +43,9 @@ const (
 	SubjectReviewCreate = "ledger.v1.review.create"
 	// SubjectPost posts a booking for another service; body PostRequest.
 	SubjectPost = "ledger.v1.post"
+	// SubjectJournalFeed pages through a tenant's journal in number order,
+	// for projections that rebuild and for exports; body JournalFeedRequest.
+	SubjectJournalFeed = "ledger.v1.journal.feed"
 )
 
 // Events of the ledger, published through its outbox.
@@ -71,21 +74,25 @@ type SetPeriodLock struct {
 
 // EventLine is one journal event inside IntentPosted.
 type EventLine struct {
-	ID            string  `json:"id"`
-	JournalNumber int64   `json:"journal_number"`
-	AccountDebit  string  `json:"account_debit"`
-	AccountCredit string  `json:"account_credit"`
-	Amount        string  `json:"amount"` // exact decimal as text
-	TaxCode       *string `json:"tax_code"`
-	Description   string  `json:"description"`
+	ID                string  `json:"id"`
+	JournalNumber     int64   `json:"journal_number"`
+	AccountDebit      string  `json:"account_debit"`
+	AccountCredit     string  `json:"account_credit"`
+	Amount            string  `json:"amount"` // exact decimal as text
+	TaxCode           *string `json:"tax_code"`
+	Description       string  `json:"description"`
+	ExternalReference *string `json:"external_reference,omitempty"`
 }
 
 // IntentPosted is the payload of EventIntentPosted: everything a projection
 // needs, in journal order.
 type IntentPosted struct {
-	TenantID    string      `json:"tenant_id"`
-	IntentID    string      `json:"intent_id"`
-	BookingDate string      `json:"booking_date"`
+	TenantID    string `json:"tenant_id"`
+	IntentID    string `json:"intent_id"`
+	BookingDate string `json:"booking_date"`
+	// Period is the accounting period the intent belongs to: the month of
+	// its booking date, or YYYY-13 for the year's adjustment period.
+	Period      string      `json:"period"`
 	Description string      `json:"description"`
 	Source      string      `json:"source"`
 	Reverses    string      `json:"reverses,omitempty"`
@@ -135,4 +142,33 @@ type ReviewItemInput struct {
 type ReviewItemCreated struct {
 	ID      string `json:"id"`
 	Created bool   `json:"created"`
+}
+
+// JournalFeedRequest asks for the events after journal number After.
+type JournalFeedRequest struct {
+	TenantID string `json:"tenant_id"`
+	After    int64  `json:"after"`
+	Limit    int    `json:"limit"` // 1..5000
+	// From and To (YYYY-MM-DD, inclusive, optional) restrict booking dates.
+	From string `json:"from,omitempty"`
+	To   string `json:"to,omitempty"`
+}
+
+// JournalLine is one journal event with its intent's data.
+type JournalLine struct {
+	EventLine
+	IntentID    string    `json:"intent_id"`
+	BookingDate string    `json:"booking_date"`
+	Period      string    `json:"period"`
+	Source      string    `json:"source"`
+	DocumentID  *string   `json:"document_id,omitempty"`
+	CapturedAt  time.Time `json:"captured_at"`
+}
+
+// JournalFeed is a page of the feed. Head is the tenant's last journal
+// number when the page was read.
+type JournalFeed struct {
+	Lines []JournalLine `json:"lines"`
+	Last  int64         `json:"last"`
+	Head  int64         `json:"head"`
 }

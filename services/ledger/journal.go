@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
 	"github.com/ledgerplatform/ledger/pkg/auth"
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/pkg/money"
@@ -21,6 +22,7 @@ type JournalStore interface {
 	Journal(ctx context.Context, tenant string, f JournalFilter) ([]JournalEntry, error)
 	Verify(ctx context.Context, tenant string) (Verification, error)
 	SetPeriodLock(ctx context.Context, tenant, period, status, by string) error
+	JournalFeed(ctx context.Context, tenant string, after int64, limit int, from, to *time.Time) (ledgerv1.JournalFeed, error)
 }
 
 // JournalEntry is a line of the journal listing.
@@ -69,6 +71,7 @@ type JournalFilter struct {
 type IntentDetail struct {
 	IntentID      string         `json:"intent_id"`
 	BookingDate   string         `json:"booking_date"`
+	Period        string         `json:"period"`
 	Description   string         `json:"description"`
 	Source        string         `json:"source"`
 	Category      string         `json:"category"`
@@ -140,8 +143,12 @@ func (s *Service) Book(ctx context.Context, r Request, b Booking, documentID, ca
 	if err != nil {
 		return Posted{}, nil, err
 	}
+	period, err := PeriodOf(date, b.Period)
+	if err != nil {
+		return Posted{}, nil, err
+	}
 	in := &Intent{
-		ID: uuid.NewString(), TenantID: tenant, BookingDate: date, Description: b.Description,
+		ID: uuid.NewString(), TenantID: tenant, BookingDate: date, Period: period, Description: b.Description,
 		Source: "api", Category: category, DocumentID: documentID, Provenance: provenance(r.Claims, r.Channel), Events: events,
 	}
 	if r.Channel != "rest" && r.Channel != "" {
@@ -216,8 +223,12 @@ func (s *Service) Reverse(ctx context.Context, r Request, rr ReverseRequest) (Re
 	if rr.Reason != "" {
 		desc += " (" + rr.Reason + ")"
 	}
+	period := date.Format("2006-01")
+	if orig.Period != "" && rr.BookingDate == "" {
+		period = orig.Period // a closing entry is reversed in its adjustment period
+	}
 	in := &Intent{
-		ID: uuid.NewString(), TenantID: tenant, BookingDate: date, Description: truncate(desc, MaxDescription),
+		ID: uuid.NewString(), TenantID: tenant, BookingDate: date, Period: period, Description: truncate(desc, MaxDescription),
 		Source: "reversal", Reverses: orig.IntentID, Provenance: provenance(r.Claims, "reversal"),
 	}
 	for _, e := range orig.Entries {
@@ -267,6 +278,19 @@ func (s *Service) Verify(ctx context.Context, tenant string) (Verification, erro
 	return s.store.Verify(ctx, tenant)
 }
 
+// PeriodOf is the accounting period of a posting: the booking month, or the
+// requested adjustment period YYYY-13 of the booking date's year.
+func PeriodOf(date time.Time, requested string) (string, error) {
+	if requested == "" {
+		return date.Format("2006-01"), nil
+	}
+	if requested != date.Format("2006")+"-13" {
+		return "", errs.Invalid("period must be the adjustment period of the booking date's year",
+			errs.Field("period", "expected "+date.Format("2006")+"-13 or no period"))
+	}
+	return requested, nil
+}
+
 var periodRe = regexp.MustCompile(`^[0-9]{4}-(0[1-9]|1[0-3])$`)
 
 // SetPeriodLock applies a lock state decided by the periods service.
@@ -286,4 +310,35 @@ func (s *Service) SetPeriodLock(ctx context.Context, tenant, period, status, by 
 		return err
 	}
 	return s.store.SetPeriodLock(ctx, tenant, period, status, by)
+}
+
+// MaxFeedPage bounds one page of the journal feed.
+const MaxFeedPage = 5000
+
+// JournalFeed pages through a tenant's journal for projections and exports.
+func (s *Service) JournalFeed(ctx context.Context, r ledgerv1.JournalFeedRequest) (ledgerv1.JournalFeed, error) {
+	if !ValidID(r.TenantID) {
+		return ledgerv1.JournalFeed{}, errs.Invalid("tenant_id must be a UUID", errs.Field("tenant_id", "required"))
+	}
+	if r.Limit < 1 || r.Limit > MaxFeedPage || r.After < 0 {
+		return ledgerv1.JournalFeed{}, errs.Invalid("limit must be 1 to 5000 and after not negative", errs.Field("limit", "1..5000"))
+	}
+	var from, to *time.Time
+	for _, d := range []struct {
+		s   string
+		dst **time.Time
+	}{{r.From, &from}, {r.To, &to}} {
+		if d.s == "" {
+			continue
+		}
+		t, ok := ParseDate(d.s)
+		if !ok {
+			return ledgerv1.JournalFeed{}, errs.Invalid("from and to must be dates YYYY-MM-DD", errs.Field("from", "YYYY-MM-DD"))
+		}
+		*d.dst = &t
+	}
+	if err := s.ensureTenant(ctx, r.TenantID); err != nil {
+		return ledgerv1.JournalFeed{}, err
+	}
+	return s.store.JournalFeed(ctx, r.TenantID, r.After, r.Limit, from, to)
 }

@@ -85,6 +85,9 @@ type Booking struct {
 	Description        string `json:"description"`
 	Lines              []Line `json:"lines"`
 	SkipDuplicateCheck bool   `json:"skip_duplicate_check,omitempty"`
+	// Period, when set, must be YYYY-13 of the booking date's year: the
+	// posting goes into that year's adjustment period.
+	Period string `json:"period,omitempty"`
 }
 
 // Provenance records how a posting arrived, for the journal's
@@ -125,6 +128,7 @@ type Intent struct {
 	TenantID    string
 	BookingDate time.Time
 	Description string
+	Period      string // YYYY-MM of the booking date, or YYYY-13
 	Source      string // api, reversal, review_queue, bank, ...
 	Category    string
 	DocumentID  string

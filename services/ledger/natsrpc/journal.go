@@ -58,6 +58,16 @@ func registerJournal(s *natsx.Server, svc *ledger.Service) error {
 			return err
 		}
 	}
+	// Internal feed for projections and exports; the tenant is in the body.
+	if err := s.Handle(ledgerv1.SubjectJournalFeed, func(ctx context.Context, req any) (any, error) {
+		var fr ledgerv1.JournalFeedRequest
+		if err := natsx.Decode(req.(*natsx.Request).Body, &fr); err != nil {
+			return nil, err
+		}
+		return svc.JournalFeed(ctx, fr)
+	}); err != nil {
+		return err
+	}
 	// Internal command of the periods service; the tenant is in the body.
 	return s.Handle(ledgerv1.SubjectSetPeriodLock, func(ctx context.Context, req any) (any, error) {
 		var cmd ledgerv1.SetPeriodLock

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -107,11 +108,11 @@ func escapeLike(s string) string {
 func (s *Store) IntentDetail(ctx context.Context, tenant, id string) (*ledger.IntentDetail, error) {
 	var d ledger.IntentDetail
 	err := s.readTx(ctx, tenant, func(tx pgx.Tx) error {
-		err := tx.QueryRow(ctx, `SELECT i.id::text, i.booking_date::text, i.description, i.source, i.category, i.document_id::text,
+		err := tx.QueryRow(ctx, `SELECT i.id::text, i.booking_date::text, i.period, i.description, i.source, i.category, i.document_id::text,
 				i.reverses::text, r.id::text, i.created_at
 			FROM ledger.intents i LEFT JOIN ledger.intents r ON r.tenant_id = i.tenant_id AND r.reverses = i.id
 			WHERE i.tenant_id = $1 AND i.id = $2`, tenant, id).
-			Scan(&d.IntentID, &d.BookingDate, &d.Description, &d.Source, &d.Category, &d.DocumentID, &d.Reverses, &d.ReversedBy, &d.CreatedAt)
+			Scan(&d.IntentID, &d.BookingDate, &d.Period, &d.Description, &d.Source, &d.Category, &d.DocumentID, &d.Reverses, &d.ReversedBy, &d.CreatedAt)
 		if err != nil {
 			return db.NotFound(err, "intent %s not found", id)
 		}
@@ -217,4 +218,37 @@ func (s *Store) SetPeriodLock(ctx context.Context, tenant, period, status, by st
 		return err
 	})
 	return errs.Wrap("ledger.SetPeriodLock", err)
+}
+
+// JournalFeed returns up to limit events after journal number after, in
+// number order, with their intents' data.
+func (s *Store) JournalFeed(ctx context.Context, tenant string, after int64, limit int, from, to *time.Time) (ledgerv1.JournalFeed, error) {
+	feed := ledgerv1.JournalFeed{Lines: []ledgerv1.JournalLine{}, Last: after}
+	err := s.readTx(ctx, tenant, func(tx pgx.Tx) error {
+		if err := tx.QueryRow(ctx, "SELECT last_number FROM ledger.journal_heads WHERE tenant_id = $1", tenant).Scan(&feed.Head); err != nil {
+			return db.NotFound(err, "tenant has no journal")
+		}
+		rows, err := tx.Query(ctx, `SELECT e.id::text, e.journal_number, e.account_debit, e.account_credit, e.amount::text, e.tax_code,
+				e.description, e.external_reference, e.intent_id::text, e.booking_date::text,
+				CASE WHEN i.period = '' THEN to_char(e.booking_date, 'YYYY-MM') ELSE i.period END, e.source, i.document_id::text, e.captured_at
+			FROM ledger.journal_events e JOIN ledger.intents i ON i.tenant_id = e.tenant_id AND i.id = e.intent_id
+			WHERE e.tenant_id = $1 AND e.journal_number > $2
+				AND ($4::date IS NULL OR e.booking_date >= $4) AND ($5::date IS NULL OR e.booking_date <= $5)
+			ORDER BY e.journal_number LIMIT $3`, tenant, after, limit, from, to)
+		if err != nil {
+			return err
+		}
+		var l ledgerv1.JournalLine
+		_, err = pgx.ForEachRow(rows, []any{&l.ID, &l.JournalNumber, &l.AccountDebit, &l.AccountCredit, &l.Amount, &l.TaxCode,
+			&l.Description, &l.ExternalReference, &l.IntentID, &l.BookingDate, &l.Period, &l.Source, &l.DocumentID, &l.CapturedAt}, func() error {
+			feed.Lines = append(feed.Lines, l)
+			feed.Last = l.JournalNumber
+			return nil
+		})
+		return err
+	})
+	if err != nil {
+		return feed, errs.Wrap("ledger.JournalFeed", err)
+	}
+	return feed, nil
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -167,7 +168,10 @@ func (s *Store) commitBatch(tenant string, batch []*postReq) ([]postResult, erro
 		var periods, fingerprints, ids, reverses, idemScopes, idemKeys []string
 		for _, r := range batch {
 			in := r.in
-			periods = append(periods, in.BookingDate.Format("2006-01"))
+			if in.Period == "" {
+				in.Period = in.BookingDate.Format("2006-01")
+			}
+			periods = append(periods, in.Period)
 			if in.Fingerprint != "" {
 				fingerprints = append(fingerprints, in.Fingerprint)
 			}
@@ -189,7 +193,7 @@ func (s *Store) commitBatch(tenant string, batch []*postReq) ([]postResult, erro
 			hash   []byte
 			now    time.Time
 		}
-		locked := map[string]string{}
+		locked := map[string]string{} // period → status; a row means the period exists
 		dupes := map[string]bool{}
 		existing := map[string]existingIntent{}
 		reversed := map[string]bool{}
@@ -202,7 +206,7 @@ func (s *Store) commitBatch(tenant string, batch []*postReq) ([]postResult, erro
 			}
 			return err
 		})
-		b.Queue("SELECT period, status FROM ledger.period_locks WHERE tenant_id = $1 AND period = ANY($2) AND status <> 'open'", tenant, periods).Query(func(rows pgx.Rows) error {
+		b.Queue("SELECT period, status FROM ledger.period_locks WHERE tenant_id = $1 AND period = ANY($2)", tenant, periods).Query(func(rows pgx.Rows) error {
 			var p, st string
 			_, err := pgx.ForEachRow(rows, []any{&p, &st}, func() error { locked[p] = st; return nil })
 			return err
@@ -268,8 +272,13 @@ func (s *Store) commitBatch(tenant string, batch []*postReq) ([]postResult, erro
 				results[i].posted = ledger.Posted{IntentID: in.ID, EventCount: e.eventCount, DocumentID: deref(e.documentID)}
 				continue
 			}
-			if st, ok := locked[in.BookingDate.Format("2006-01")]; ok {
-				results[i].err = errs.E(errs.PeriodLocked, "the period %s is %s; nothing was posted", in.BookingDate.Format("2006-01"), st)
+			st, exists := locked[in.Period]
+			if !exists && strings.HasSuffix(in.Period, "-13") {
+				results[i].err = errs.NotFoundf("the adjustment period %s does not exist; create it with POST /v1/periods/%s/create-adjustment", in.Period, in.Period[:4])
+				continue
+			}
+			if exists && st != ledgerv1.PeriodOpen {
+				results[i].err = errs.E(errs.PeriodLocked, "the period %s is %s; nothing was posted", in.Period, st)
 				continue
 			}
 			if in.Reverses != "" && reversed[in.Reverses] {
@@ -311,7 +320,8 @@ func (s *Store) commitBatch(tenant string, batch []*postReq) ([]postResult, erro
 				prev = h
 				ins.event(tenant, e, h)
 				lines = append(lines, ledgerv1.EventLine{ID: e.ID, JournalNumber: e.JournalNumber, AccountDebit: e.AccountDebit,
-					AccountCredit: e.AccountCredit, Amount: e.Amount.StringFixed(2), TaxCode: e.TaxCode, Description: e.Description})
+					AccountCredit: e.AccountCredit, Amount: e.Amount.StringFixed(2), TaxCode: e.TaxCode, Description: e.Description,
+					ExternalReference: e.ExternalReference})
 			}
 			if err := ins.intent(tenant, in, first); err != nil {
 				return err
@@ -321,7 +331,7 @@ func (s *Store) commitBatch(tenant string, batch []*postReq) ([]postResult, erro
 				ins.idem = append(ins.idem, idemRow{scope: in.IdemScope, key: in.IdemKey, hash: in.IdemHash, response: resp})
 			}
 			ins.outbox = append(ins.outbox, ledgerv1.IntentPosted{TenantID: tenant, IntentID: in.ID,
-				BookingDate: in.BookingDate.Format(time.DateOnly), Description: in.Description, Source: in.Source,
+				BookingDate: in.BookingDate.Format(time.DateOnly), Period: in.Period, Description: in.Description, Source: in.Source,
 				Reverses: in.Reverses, FirstNumber: first, LastNumber: number, Events: lines, CapturedAt: head.now})
 		}
 		if number == head.number && len(ins.idem) == 0 {
@@ -367,11 +377,11 @@ type inserts struct {
 		hash                                    [][]byte
 	}
 	in struct {
-		id, date, desc, source, category, fp []string
-		doc, reverses                        []*string
-		prov                                 [][]byte
-		first                                []int64
-		count                                []int32
+		id, date, period, desc, source, category, fp []string
+		doc, reverses                                []*string
+		prov                                         [][]byte
+		first                                        []int64
+		count                                        []int32
 	}
 	idem   []idemRow
 	outbox []ledgerv1.IntentPosted
@@ -427,6 +437,7 @@ func (x *inserts) intent(tenant string, in *ledger.Intent, first int64) error {
 	v := &x.in
 	v.id = append(v.id, in.ID)
 	v.date = append(v.date, in.BookingDate.Format(time.DateOnly))
+	v.period = append(v.period, in.Period)
 	v.desc = append(v.desc, in.Description)
 	v.source = append(v.source, in.Source)
 	v.category = append(v.category, in.Category)
@@ -442,9 +453,9 @@ func (x *inserts) intent(tenant string, in *ledger.Intent, first int64) error {
 func (x *inserts) queue(b *pgx.Batch, tenant string, last int64, lastHash []byte) error {
 	if n := len(x.in.id); n > 0 {
 		v := &x.in
-		b.Queue(`INSERT INTO ledger.intents (tenant_id, id, booking_date, description, source, category, fingerprint, document_id, reverses, provenance, first_number, event_count)
-			SELECT $1, u.* FROM unnest($2::uuid[], $3::date[], $4::text[], $5::text[], $6::text[], $7::text[], $8::uuid[], $9::uuid[], $10::jsonb[], $11::bigint[], $12::int[]) AS u`,
-			tenant, v.id, v.date, v.desc, v.source, v.category, v.fp, v.doc, v.reverses, v.prov, v.first, v.count)
+		b.Queue(`INSERT INTO ledger.intents (tenant_id, id, booking_date, description, source, category, fingerprint, document_id, reverses, provenance, first_number, event_count, period)
+			SELECT $1, u.* FROM unnest($2::uuid[], $3::date[], $4::text[], $5::text[], $6::text[], $7::text[], $8::uuid[], $9::uuid[], $10::jsonb[], $11::bigint[], $12::int[], $13::text[]) AS u`,
+			tenant, v.id, v.date, v.desc, v.source, v.category, v.fp, v.doc, v.reverses, v.prov, v.first, v.count, v.period)
 		e := &x.ev
 		b.Queue(`INSERT INTO ledger.journal_events (tenant_id, journal_number, id, intent_id, booking_date, account_debit, account_credit, amount, tax_code,
 				description, source, fx_currency, fx_amount, external_reference, custom_metadata, captured_at, hash)

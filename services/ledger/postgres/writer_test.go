@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
 	"github.com/ledgerplatform/ledger/pkg/auth"
 	"github.com/ledgerplatform/ledger/pkg/db"
 	"github.com/ledgerplatform/ledger/pkg/errs"
@@ -438,5 +439,78 @@ func TestInvalidBookingWritesNothing(t *testing.T) {
 	e.owner.QueryRow(ctx, "SELECT count(*) FROM ledger.journal_events").Scan(&n)
 	if n != 0 {
 		t.Fatalf("%d events written by invalid bookings", n)
+	}
+}
+
+// TestAdjustmentPeriod: closing entries go into YYYY-13 while the year's
+// months are locked, once the adjustment period exists.
+func TestAdjustmentPeriod(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	e.book(t, ledger.Booking{BookingDate: "2025-12-31", Description: "Dezember", Lines: []ledger.Line{line("6310", "1800", "10", "")}})
+	if err := e.svc.SetPeriodLock(ctx, e.tenant, "2025-12", "hard-locked", "tester"); err != nil {
+		t.Fatal(err)
+	}
+	closing := ledger.Booking{BookingDate: "2025-12-31", Description: "Abschlussbuchung", Period: "2025-13", Lines: []ledger.Line{line("6310", "3300", "99", "")}}
+	if _, _, err := e.svc.Book(ctx, e.req("", closing), closing, "", ""); !errs.Is(err, errs.NotFound) {
+		t.Fatalf("posting into a missing adjustment period: %v, want NOT_FOUND", err)
+	}
+	wrongYear := closing
+	wrongYear.Period = "2024-13"
+	if _, _, err := e.svc.Book(ctx, e.req("", wrongYear), wrongYear, "", ""); !errs.Is(err, errs.InvalidInput) {
+		t.Fatalf("adjustment period of another year: %v, want INVALID_INPUT", err)
+	}
+	if err := e.svc.SetPeriodLock(ctx, e.tenant, "2025-13", "open", "tester"); err != nil {
+		t.Fatal(err)
+	}
+	p := e.book(t, closing)
+	d, _ := e.svc.Intent(ctx, e.tenant, p.IntentID)
+	if d.Period != "2025-13" {
+		t.Fatalf("period %q, want 2025-13", d.Period)
+	}
+	plain := ledger.Booking{BookingDate: "2025-12-30", Description: "zu spät", Lines: []ledger.Line{line("6310", "1800", "1", "")}}
+	if _, _, err := e.svc.Book(ctx, e.req("", plain), plain, "", ""); !errs.Is(err, errs.PeriodLocked) {
+		t.Fatalf("posting into the hard-locked month: %v", err)
+	}
+}
+
+func TestJournalFeed(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	for i := 0; i < 7; i++ {
+		e.book(t, ledger.Booking{BookingDate: fmt.Sprintf("2025-0%d-01", 1+i%3), Description: fmt.Sprintf("Feed %d", i), Lines: []ledger.Line{line("6815", "1800", "119", "VSt19")}})
+	}
+	var got []int64
+	after := int64(0)
+	for {
+		f, err := e.svc.JournalFeed(ctx, ledgerv1.JournalFeedRequest{TenantID: e.tenant, After: after, Limit: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Head != 14 {
+			t.Fatalf("head %d, want 14", f.Head)
+		}
+		if len(f.Lines) == 0 {
+			break
+		}
+		for _, l := range f.Lines {
+			got = append(got, l.JournalNumber)
+			if l.Period != l.BookingDate[:7] || l.IntentID == "" {
+				t.Fatalf("line lacks intent data: %+v", l)
+			}
+		}
+		after = f.Last
+	}
+	if len(got) != 14 || got[0] != 1 || got[13] != 14 {
+		t.Fatalf("feed numbers %v", got)
+	}
+	f, err := e.svc.JournalFeed(ctx, ledgerv1.JournalFeedRequest{TenantID: e.tenant, Limit: 100, From: "2025-02-01", To: "2025-02-28"})
+	if err != nil || len(f.Lines) != 4 {
+		t.Fatalf("date-filtered feed: %d lines, %v", len(f.Lines), err)
+	}
+	if _, err := e.svc.JournalFeed(ctx, ledgerv1.JournalFeedRequest{TenantID: e.tenant, Limit: 0}); !errs.Is(err, errs.InvalidInput) {
+		t.Fatalf("limit 0: %v", err)
 	}
 }
