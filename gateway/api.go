@@ -107,6 +107,41 @@ func (g *Gateway) serveAPI(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	g.writeReply(sw, r, reply, call)
+	if rt.Flags&Stream != 0 && reply.ErrCode == "" {
+		g.stream(ctx, sw, r, rt.Subject, req, reply.NextCursor)
+	}
+}
+
+// stream fetches and writes the remaining chunks of a streaming reply. The
+// status line is out, so a failure can only cut the response short; the
+// client sees a truncated body and the log says why.
+func (g *Gateway) stream(ctx context.Context, w http.ResponseWriter, r *http.Request, subject string, req *natsx.Request, cursor string) {
+	flusher, _ := w.(http.Flusher)
+	for cursor != "" {
+		if flusher != nil {
+			flusher.Flush()
+		}
+		if r.Context().Err() != nil {
+			return
+		}
+		req.Cursor = cursor
+		// Every chunk gets the full request timeout; the export as a whole
+		// may run longer.
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), g.cfg.RequestTimeout)
+		reply, err := g.client.Do(cctx, subject, req)
+		cancel()
+		if err == nil && reply.ErrCode != "" {
+			err = errs.E(reply.ErrCode, "%s", reply.Body)
+		}
+		if err != nil {
+			g.deps.Log.Error("stream aborted", "request_id", requestIDOf(r), "subject", subject, "err", err)
+			panic(http.ErrAbortHandler)
+		}
+		if _, err := w.Write(reply.Body); err != nil {
+			return
+		}
+		cursor = reply.NextCursor
+	}
 }
 
 // authenticate resolves the bearer credential; 401 when missing or invalid.

@@ -3,6 +3,8 @@ package gateway
 import (
 	"github.com/ledgerplatform/ledger/contracts/identityv1"
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
+	"github.com/ledgerplatform/ledger/contracts/periodsv1"
+	"github.com/ledgerplatform/ledger/contracts/reportingv1"
 )
 
 // Route is one /v1 endpoint: who may call it and which NATS subject serves it.
@@ -27,6 +29,9 @@ const (
 	Operator
 	// Upload routes take multipart/form-data up to MaxUploadBytes.
 	Upload
+	// Stream routes answer in chunks (exports): the gateway asks for the
+	// next chunk only once the previous one is written to the client.
+	Stream
 )
 
 // Routes lists every /v1 route, one line each. contracts/openapi.yaml
@@ -88,4 +93,17 @@ var Routes = []Route{
 	{"GET", "/v1/accounts/{number}/entries", "journal:read", ledgerv1.SubjectAccountsEntries, 0},
 	{"GET", "/v1/tax-codes", "config:read", ledgerv1.SubjectTaxCodesList, 0},
 	{"PATCH", "/v1/tax-codes/{code}", "config:write", ledgerv1.SubjectTaxCodesUpdate, 0},
+
+	{"GET", "/v1/periods", "perioden:read", periodsv1.SubjectList, 0},
+	{"POST", "/v1/periods/{period}/soft-lock", "perioden:write", periodsv1.SubjectSoftLock, 0},
+	{"POST", "/v1/periods/{period}/lock", "perioden:write", periodsv1.SubjectLock, 0},
+	{"POST", "/v1/periods/{period}/reopen", "perioden:write", periodsv1.SubjectReopen, 0},
+	{"POST", "/v1/periods/{year}/create-adjustment", "perioden:write", periodsv1.SubjectCreateAdjustment, 0},
+	{"GET", "/v1/closing/tasks", "perioden:read", periodsv1.SubjectTasksList, 0},
+	{"POST", "/v1/closing/tasks", "perioden:write", periodsv1.SubjectTasksCreate, 0},
+	{"PATCH", "/v1/closing/tasks/{id}", "perioden:write", periodsv1.SubjectTasksUpdate, 0},
+
+	{"GET", "/v1/reports", "auswertungen:read", reportingv1.SubjectReport, 0},
+	{"GET", "/v1/reports/datev-export", "auswertungen:read", reportingv1.SubjectDATEVExport, Stream},
+	{"GET", "/v1/reports/gobd-export", "auswertungen:read", reportingv1.SubjectGoBDExport, Stream},
 }

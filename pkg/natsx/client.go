@@ -26,6 +26,7 @@ type Reply struct {
 	Body        []byte
 	ContentType string
 	Disposition string
+	NextCursor  string // set when a streaming endpoint has more chunks
 	ErrCode     string // machine code when the service answered an error
 }
 
@@ -55,6 +56,9 @@ func (c *Client) Do(ctx context.Context, subject string, req *Request) (*Reply, 
 	if req.ContentType != "" {
 		msg.Header.Set(HdrContentType, req.ContentType)
 	}
+	if req.Cursor != "" {
+		msg.Header.Set(HdrCursor, req.Cursor)
+	}
 	resp, err := c.NC.RequestMsgWithContext(ctx, msg)
 	switch {
 	case errors.Is(err, nats.ErrNoResponders):
@@ -64,7 +68,8 @@ func (c *Client) Do(ctx context.Context, subject string, req *Request) (*Reply, 
 	case err != nil:
 		return nil, fmt.Errorf("natsx.Do %s: %w", subject, err)
 	}
-	r := &Reply{Status: 200, Body: resp.Data, ContentType: resp.Header.Get(HdrContentType), Disposition: resp.Header.Get(HdrDisposition)}
+	r := &Reply{Status: 200, Body: resp.Data, ContentType: resp.Header.Get(HdrContentType),
+		Disposition: resp.Header.Get(HdrDisposition), NextCursor: resp.Header.Get(HdrNextCursor)}
 	if code := resp.Header.Get(HdrErrorCode); code != "" {
 		r.ErrCode = code
 		r.Status = errs.Status(code)

@@ -26,6 +26,10 @@ const (
 	HdrContentType    = "Content-Type"
 	HdrStatus         = "Status"
 	HdrDisposition    = "Content-Disposition"
+	// HdrCursor asks a streaming endpoint for the chunk after a cursor;
+	// HdrNextCursor on a reply says more chunks follow.
+	HdrCursor     = "Cursor"
+	HdrNextCursor = "Next-Cursor"
 	// micro's own error headers; the code is our machine code.
 	HdrError     = "Nats-Service-Error"
 	HdrErrorCode = "Nats-Service-Error-Code"
@@ -68,6 +72,8 @@ type Request struct {
 	Body        []byte
 	ContentType string
 	Header      nats.Header
+	// Cursor is set when a streaming endpoint is asked for a later chunk.
+	Cursor string
 }
 
 // Param returns a path parameter.
@@ -81,6 +87,9 @@ type Response struct {
 	Raw         []byte
 	ContentType string
 	Disposition string
+	// NextCursor, on a chunk of a stream, is what the caller sends back to
+	// get the next chunk; empty on the last one.
+	NextCursor string
 }
 
 // Created wraps v as a 201 response.

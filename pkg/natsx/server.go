@@ -86,7 +86,7 @@ func (s *Server) serve(subject string, e endpoint.Endpoint, r micro.Request) {
 	h := nats.Header(r.Headers())
 	ctx, cancel := requestContext(s.base, h, s.timeout)
 	defer cancel()
-	req := &Request{Subject: r.Subject(), Body: r.Data(), ContentType: h.Get(HdrContentType), Header: h}
+	req := &Request{Subject: r.Subject(), Body: r.Data(), ContentType: h.Get(HdrContentType), Header: h, Cursor: h.Get(HdrCursor)}
 	req.Params, _ = url.ParseQuery(h.Get(HdrParams))
 	req.Query, _ = url.ParseQuery(h.Get(HdrQuery))
 
@@ -120,6 +120,9 @@ func (s *Server) reply(ctx context.Context, subject string, r micro.Request, res
 		}
 		if v.Disposition != "" {
 			hdr[HdrDisposition] = []string{v.Disposition}
+		}
+		if v.NextCursor != "" {
+			hdr[HdrNextCursor] = []string{v.NextCursor}
 		}
 		if v.Raw != nil {
 			body = v.Raw

@@ -1,0 +1,8 @@
+package natsrpc
+
+import (
+	"github.com/ledgerplatform/ledger/pkg/natsx"
+	"github.com/ledgerplatform/ledger/services/reporting"
+)
+
+func registerExports(s *natsx.Server, svc *reporting.Service) error { return nil }

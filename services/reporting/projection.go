@@ -1,0 +1,4 @@
+package reporting
+
+// ProjectionStore keeps balances per tenant, account and month.
+type ProjectionStore interface{}

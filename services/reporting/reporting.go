@@ -1,0 +1,68 @@
+// Package reporting answers reports from a projection of the ledger's
+// postings (balances per account and month, fed by intent_posted events)
+// and produces the DATEV and GoBD exports from the ledger's journal feed.
+package reporting
+
+import (
+	"context"
+	"time"
+
+	"github.com/ledgerplatform/ledger/contracts/identityv1"
+	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
+)
+
+// Store is what reporting persists; each feature declares its part.
+type Store interface {
+	ProjectionStore
+	ExportStore
+}
+
+// Account is what reports need of a ledger account.
+type Account struct {
+	Number      string `json:"number"`
+	Name        string `json:"name"`
+	Type        string `json:"type"`
+	Category    string `json:"category"`
+	ReportGroup string `json:"report_group"`
+}
+
+// TaxCode is what exports need of a ledger tax code.
+type TaxCode struct {
+	Code     string `json:"code"`
+	Rate     string `json:"rate"`
+	Kind     string `json:"kind"`
+	DATEVKey string `json:"datev_bu_key"`
+	Label    string `json:"label"`
+}
+
+// Ledger is what reporting asks of the ledger service. Calls carry the
+// caller's claims in ctx, except Feed, which names its tenant.
+type Ledger interface {
+	Feed(ctx context.Context, r ledgerv1.JournalFeedRequest) (ledgerv1.JournalFeed, error)
+	Accounts(ctx context.Context) ([]Account, error)
+	TaxCodes(ctx context.Context) ([]TaxCode, error)
+}
+
+// Tenants gives the caller's tenant master data (fiscal year, DATEV numbers).
+type Tenants interface {
+	Tenant(ctx context.Context) (identityv1.Tenant, error)
+}
+
+// Periods gives lock statuses (YYYY-MM → status) between two months.
+type Periods interface {
+	Statuses(ctx context.Context, tenant, from, to string) (map[string]string, error)
+}
+
+// Service is the reporting service.
+type Service struct {
+	store   Store
+	ledger  Ledger
+	tenants Tenants
+	periods Periods
+	now     func() time.Time
+}
+
+// New returns a Service.
+func New(store Store, ledger Ledger, tenants Tenants, periods Periods) *Service {
+	return &Service{store: store, ledger: ledger, tenants: tenants, periods: periods, now: time.Now}
+}
