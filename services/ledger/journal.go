@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"context"
+	"encoding/json"
 	"regexp"
 	"time"
 
@@ -209,8 +210,14 @@ func (s *Service) Reverse(ctx context.Context, r Request, rr ReverseRequest) (Re
 	if orig.Reverses != nil {
 		return Reversed{}, nil, errs.E(errs.CannotReverseReversal, "intent %s is itself a reversal and cannot be reversed", rr.IntentID)
 	}
+	var already error
 	if orig.ReversedBy != nil {
-		return Reversed{}, nil, errs.E(errs.AlreadyReversed, "intent %s has already been reversed by %s", rr.IntentID, *orig.ReversedBy)
+		already = errs.E(errs.AlreadyReversed, "intent %s has already been reversed by %s", rr.IntentID, *orig.ReversedBy)
+		// A retry with the Idempotency-Key of the reversal gets its answer
+		// again; the store decides, as it holds the key.
+		if r.IdempotencyKey == "" {
+			return Reversed{}, nil, already
+		}
 	}
 	date, _ := ParseDate(orig.BookingDate)
 	if rr.BookingDate != "" {
@@ -240,10 +247,29 @@ func (s *Service) Reverse(ctx context.Context, r Request, rr ReverseRequest) (Re
 	}
 	s.idempotent(in, r)
 	posted, replay, err := s.store.Post(ctx, in)
-	if err != nil || replay != nil {
-		return Reversed{}, replay, err
+	switch {
+	case replay != nil:
+		return Reversed{}, reversalReplay(replay, orig.IntentID), nil
+	case already != nil && !errs.Is(err, errs.IdempotencyKeyReused):
+		return Reversed{}, nil, already
+	case err != nil:
+		return Reversed{}, nil, err
 	}
 	return Reversed{ReversalIntentID: posted.IntentID, OriginalIntentID: orig.IntentID, EventCount: posted.EventCount}, nil, nil
+}
+
+// reversalReplay turns the posting the store recorded for a reversal's
+// Idempotency-Key back into the answer the first request got.
+func reversalReplay(rec *IdemRecord, original string) *IdemRecord {
+	var p Posted
+	if json.Unmarshal(rec.Response, &p) != nil || p.IntentID == "" {
+		return rec
+	}
+	b, err := json.Marshal(Reversed{ReversalIntentID: p.IntentID, OriginalIntentID: original, EventCount: p.EventCount})
+	if err != nil {
+		return rec
+	}
+	return &IdemRecord{RequestHash: rec.RequestHash, Status: rec.Status, Response: b}
 }
 
 func truncate(s string, n int) string {

@@ -16,6 +16,7 @@ type Store interface {
 	ChartStore
 	DocumentStore
 	ReviewStore
+	IdemStore
 }
 
 // TenantStore seeds a tenant's chart and journal head once.
@@ -35,6 +36,8 @@ type Service struct {
 	store Store
 	seed  Seed
 	now   func() time.Time
+
+	flight inflight
 
 	mu     sync.Mutex
 	seeded map[string]bool

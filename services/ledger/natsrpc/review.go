@@ -59,7 +59,16 @@ func registerReview(s *natsx.Server, svc *ledger.Service) error {
 			if err := natsx.Decode(r.Body, &body); err != nil {
 				return nil, err
 			}
-			return svc.AdjustReview(ctx, request(ctx, c, r, "review_queue"), r.Param("id"), body.Instruction)
+			// Applying an instruction twice would change the draft twice, so
+			// a retried adjust with the same key replays the first answer.
+			req := request(ctx, c, r, "review_queue")
+			v, replay, err := svc.Once(ctx, req, "adjust:"+r.Param("id"), 200, func() (any, error) {
+				return svc.AdjustReview(ctx, req, r.Param("id"), body.Instruction)
+			})
+			if err != nil {
+				return nil, err
+			}
+			return replayOr(replay, v, 200), nil
 		},
 		ledgerv1.SubjectReviewConfirm: func(ctx context.Context, c *auth.Claims, r *natsx.Request) (any, error) {
 			var body struct {

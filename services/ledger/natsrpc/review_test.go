@@ -3,6 +3,7 @@ package natsrpc_test
 import (
 	"encoding/json"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -209,4 +210,24 @@ func TestReviewRoutes(t *testing.T) {
 			t.Errorf("%s anonymous: %d %s", subject, got.status, got.code)
 		}
 	}
+}
+
+// TestAdjustIdempotent: a retried adjust with the same Idempotency-Key is
+// applied once and replays the first answer.
+func TestAdjustIdempotent(t *testing.T) {
+	t.Parallel()
+	h := newDRHarness(t)
+	id := h.createItem(t, ledgerv1.ReviewItemInput{}, 201).ID
+	body := map[string]any{"instruction": "aufteilen 60/40 auf 6805 und 6815"}
+	first := h.ok(t, ledgerv1.SubjectReviewAdjust, drRq{id: id, body: body, idemKey: "adjust-1"}, 200, nil)
+	again := h.ok(t, ledgerv1.SubjectReviewAdjust, drRq{id: id, body: body, idemKey: "adjust-1"}, 200, nil)
+	if string(first.body) != string(again.body) {
+		t.Fatalf("replay differs:\nfirst %s\nagain %s", first.body, again.body)
+	}
+	var item drItemBody
+	h.ok(t, ledgerv1.SubjectReviewGet, drRq{id: id}, 200, &item)
+	if n := strings.Count(string(item.LouSuggestion), "account_debit"); n != 2 {
+		t.Fatalf("the split was applied more than once: %s", item.LouSuggestion)
+	}
+	h.fails(t, ledgerv1.SubjectReviewAdjust, drRq{id: id, body: map[string]any{"instruction": "Datum 2025-03-31"}, idemKey: "adjust-1"}, 422, errs.IdempotencyKeyReused)
 }
