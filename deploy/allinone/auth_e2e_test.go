@@ -41,6 +41,14 @@ func TestAuthentication(t *testing.T) {
 	tenantKey, tenantID := p.newTenant("Gone GmbH")
 	p.must(200, "GET", "/v1/auth/me", tenantKey, nil)
 	p.must(200, "DELETE", "/v1/admin/tenants/"+tenantID, p.key, nil)
+	// The deactivation reaches the gateway's credential cache through an
+	// event, as in TestOperatorRoutes.
+	eventually(t, 2*time.Second, func() error {
+		if r := p.call("GET", "/v1/auth/me", tenantKey, nil); r.Status != http.StatusUnauthorized {
+			return fmt.Errorf("key of a deactivated tenant answered %d", r.Status)
+		}
+		return nil
+	})
 	forged := "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJ4IiwidGlkIjoieCJ9.c2lnbmF0dXJl"
 
 	unauthenticated := []struct {

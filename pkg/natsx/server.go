@@ -26,6 +26,7 @@ import (
 // goroutine, bounded by a semaphore that applies back-pressure when full.
 type Server struct {
 	svc     micro.Service
+	nc      *nats.Conn
 	name    string
 	sem     chan struct{}
 	wg      sync.WaitGroup
@@ -61,7 +62,7 @@ func NewServer(nc *nats.Conn, cfg ServerConfig) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("natsx.NewServer %s: %w", cfg.Name, err)
 	}
-	return &Server{svc: svc, name: cfg.Name, sem: make(chan struct{}, cfg.MaxConcurrent), log: cfg.Logger, timeout: cfg.Timeout, base: context.Background()}, nil
+	return &Server{svc: svc, nc: nc, name: cfg.Name, sem: make(chan struct{}, cfg.MaxConcurrent), log: cfg.Logger, timeout: cfg.Timeout, base: context.Background()}, nil
 }
 
 // Handle serves subject with e. The endpoint receives a *Request and returns
@@ -137,9 +138,19 @@ func (s *Server) reply(ctx context.Context, subject string, r micro.Request, res
 		s.replyError(ctx, subject, r, fmt.Errorf("encode response: %w", err))
 		return
 	}
-	if err := r.Respond(body, micro.WithHeaders(hdr)); err != nil {
+	if err := s.respond(r, nats.Header(hdr), body); err != nil {
 		s.log.Error("respond failed", "subject", subject, "request_id", RequestID(ctx), "err", err)
 	}
+}
+
+// respond publishes the reply itself rather than through r.Respond or
+// r.Error: those record the outcome in r, which micro reads as soon as the
+// handler has returned, while this runs later in the request's goroutine.
+func (s *Server) respond(r micro.Request, hdr nats.Header, body []byte) error {
+	if r.Reply() == "" {
+		return nats.ErrMsgNoReply
+	}
+	return s.nc.PublishMsg(&nats.Msg{Subject: r.Reply(), Header: hdr, Data: body})
 }
 
 func (s *Server) replyError(ctx context.Context, subject string, r micro.Request, err error) {
@@ -151,7 +162,8 @@ func (s *Server) replyError(ctx context.Context, subject string, r micro.Request
 		s.log.Error("request failed", "service", s.name, "subject", subject, "request_id", RequestID(ctx), "err", err)
 	}
 	body, _ := json.Marshal(errs.Body{Error: msg, Code: code, Details: details})
-	if rerr := r.Error(code, msg, body); rerr != nil {
+	hdr := nats.Header{micro.ErrorHeader: {msg}, micro.ErrorCodeHeader: {code}}
+	if rerr := s.respond(r, hdr, body); rerr != nil {
 		s.log.Error("respond failed", "subject", subject, "request_id", RequestID(ctx), "err", rerr)
 	}
 }
