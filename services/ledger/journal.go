@@ -155,9 +155,8 @@ func (s *Service) Book(ctx context.Context, r Request, b Booking, documentID, ca
 	if r.Channel != "rest" && r.Channel != "" {
 		in.Source = r.Channel
 	}
-	if !b.SkipDuplicateCheck {
-		in.Fingerprint = Fingerprint(date, b.Description, events)
-	}
+	in.Fingerprint = Fingerprint(date, b.Description, events)
+	in.SkipDuplicateCheck = b.SkipDuplicateCheck
 	s.idempotent(in, r)
 	return s.store.Post(ctx, in)
 }

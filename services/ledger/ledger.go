@@ -135,8 +135,11 @@ type Intent struct {
 	Reverses    string // intent id this one reverses
 	Provenance  Provenance
 	Events      []Event
-	// Fingerprint identifies a booking for the duplicate check; empty skips it.
-	Fingerprint string
+	// Fingerprint identifies a booking for the duplicate check. It is
+	// stored even when the check is skipped, so the posting counts for
+	// later checks.
+	Fingerprint        string
+	SkipDuplicateCheck bool
 	// IdemKey and IdemHash make the posting idempotent when set.
 	IdemScope, IdemKey, IdemHash string
 }

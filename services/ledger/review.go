@@ -624,9 +624,8 @@ func (s *Service) bookWithID(ctx context.Context, r Request, b Booking, intentID
 		ID: intentID, TenantID: tenant, BookingDate: date, Description: strings.TrimSpace(b.Description),
 		Source: "review_queue", DocumentID: documentID, Provenance: provenance(r.Claims, "review_queue"), Events: events,
 	}
-	if !b.SkipDuplicateCheck {
-		in.Fingerprint = Fingerprint(date, b.Description, events)
-	}
+	in.Fingerprint = Fingerprint(date, b.Description, events)
+	in.SkipDuplicateCheck = b.SkipDuplicateCheck
 	posted, _, err := s.store.Post(ctx, in)
 	return posted, err
 }

@@ -172,7 +172,7 @@ func (s *Store) commitBatch(tenant string, batch []*postReq) ([]postResult, erro
 				in.Period = in.BookingDate.Format("2006-01")
 			}
 			periods = append(periods, in.Period)
-			if in.Fingerprint != "" {
+			if in.Fingerprint != "" && !in.SkipDuplicateCheck {
 				fingerprints = append(fingerprints, in.Fingerprint)
 			}
 			ids = append(ids, in.ID)
@@ -285,7 +285,7 @@ func (s *Store) commitBatch(tenant string, batch []*postReq) ([]postResult, erro
 				results[i].err = errs.E(errs.AlreadyReversed, "intent %s has already been reversed", in.Reverses)
 				continue
 			}
-			if in.Fingerprint != "" && dupes[in.Fingerprint] {
+			if in.Fingerprint != "" && !in.SkipDuplicateCheck && dupes[in.Fingerprint] {
 				results[i].err = &errs.Error{Code: errs.DuplicateBooking,
 					Message: "a booking with the same date, description, accounts and amounts exists; send skip_duplicate_check to post it anyway"}
 				continue

@@ -514,3 +514,16 @@ func TestJournalFeed(t *testing.T) {
 		t.Fatalf("limit 0: %v", err)
 	}
 }
+
+// TestSkippedCheckStillCounts: a booking posted with skip_duplicate_check is
+// itself found by later duplicate checks.
+func TestSkippedCheckStillCounts(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	b := ledger.Booking{BookingDate: "2025-10-01", Description: "Miete Oktober", Lines: []ledger.Line{line("6310", "1800", "1500", "")}, SkipDuplicateCheck: true}
+	e.book(t, b)
+	b.SkipDuplicateCheck = false
+	if _, _, err := e.svc.Book(context.Background(), e.req("", b), b, "", ""); !errs.Is(err, errs.DuplicateBooking) {
+		t.Fatalf("duplicate of a skipped-check booking: %v, want DUPLICATE_BOOKING", err)
+	}
+}
