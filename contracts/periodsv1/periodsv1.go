@@ -2,6 +2,8 @@
 // periods, their locks and the closing checklist.
 package periodsv1
 
+import "time"
+
 // Request/reply subjects of the REST routes; path parameters travel in the
 // Path-Params header under the names noted.
 const (
@@ -23,7 +25,8 @@ const (
 const (
 	StreamEvents = "PERIODS"
 	EventsFilter = "evt.periods.v1.>"
-	// EventPeriodChanged: a period's status changed; payload Period.
+	// EventPeriodChanged: a period's status changed, or an adjustment
+	// period was created; payload PeriodChanged (a Period with its tenant).
 	EventPeriodChanged = "evt.periods.v1.period_changed"
 )
 
@@ -39,7 +42,9 @@ type Period struct {
 	IsAdjustment bool    `json:"is_adjustment"`
 }
 
-// StatusRequest asks for the status of periods from From to To (YYYY-MM).
+// StatusRequest asks for the status of periods from From to To (YYYY-MM),
+// both inclusive and compared as text, so YYYY-13 lies between YYYY-12 and
+// the next January; an empty bound is open-ended.
 type StatusRequest struct {
 	TenantID string `json:"tenant_id"`
 	From     string `json:"from"`
@@ -50,4 +55,51 @@ type StatusRequest struct {
 // is open.
 type StatusReply struct {
 	Statuses map[string]string `json:"statuses"`
+}
+
+// Closing-task kinds and statuses.
+const (
+	TaskComputed = "computed"
+	TaskManual   = "manual"
+
+	TaskOpen       = "open"
+	TaskInProgress = "in_progress"
+	TaskDone       = "done"
+	TaskSkipped    = "skipped"
+)
+
+// PeriodChanged is the payload of EventPeriodChanged: the period as the API
+// shows it, with its tenant, the status before the change ("" when the
+// period was just created) and what caused it: "api" for a change made
+// through the periods API, "ledger" when the ledger's period_lock_set
+// event repaired the local state.
+type PeriodChanged struct {
+	TenantID string `json:"tenant_id"`
+	Period
+	PreviousStatus string    `json:"previous_status"`
+	Source         string    `json:"source"`
+	ChangedAt      time.Time `json:"changed_at"`
+}
+
+// Task is one item of a period's closing checklist. Computed tasks follow
+// the books and are evaluated on every read (their id is their key and they
+// cannot be changed); manual tasks are stored and have a UUID.
+type Task struct {
+	ID        string  `json:"id"`
+	Kind      string  `json:"kind"`
+	Key       *string `json:"key"`
+	Period    string  `json:"period"`
+	Title     string  `json:"title"`
+	Status    string  `json:"status"`
+	Detail    *string `json:"detail"`
+	Assignee  *string `json:"assignee"`
+	Note      *string `json:"note"`
+	DueDate   *string `json:"due_date"`
+	UpdatedAt *string `json:"updated_at"`
+}
+
+// TaskList answers SubjectTasksList.
+type TaskList struct {
+	Period string `json:"period"`
+	Tasks  []Task `json:"tasks"`
 }

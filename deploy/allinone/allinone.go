@@ -21,6 +21,7 @@ import (
 	"github.com/ledgerplatform/ledger/pkg/natsembed"
 	"github.com/ledgerplatform/ledger/services/identity/identityd"
 	"github.com/ledgerplatform/ledger/services/ledger/ledgerd"
+	"github.com/ledgerplatform/ledger/services/periods/periodsd"
 )
 
 // Config gathers every part's configuration.
@@ -29,6 +30,7 @@ type Config struct {
 	NATSPort int    // NATS_PORT for the embedded server, default 14222 (-1 picks one)
 	Identity identityd.Config
 	Ledger   ledgerd.Config
+	Periods  periodsd.Config
 	Gateway  gatewayd.Config
 }
 
@@ -50,6 +52,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	if c.Ledger, err = ledgerd.LoadConfig(getenv); err != nil {
+		return c, err
+	}
+	if c.Periods, err = periodsd.LoadConfig(getenv); err != nil {
 		return c, err
 	}
 	if c.Gateway, err = gatewayd.LoadConfig(getenv); err != nil {
@@ -128,6 +133,9 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 		}},
 		{"ledger", func(ctx context.Context, ready func()) error {
 			return ledgerd.Run(ctx, cfg.Ledger, ledgerd.Deps{Pool: owner, NC: deps.NC, Log: log.With("service", "ledger"), Ready: ready})
+		}},
+		{"periods", func(ctx context.Context, ready func()) error {
+			return periodsd.Run(ctx, cfg.Periods, periodsd.Deps{Pool: owner, NC: deps.NC, Log: log.With("service", "periods"), Ready: ready})
 		}},
 	}
 	for _, s := range services {

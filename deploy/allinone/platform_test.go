@@ -18,6 +18,7 @@ import (
 	"github.com/ledgerplatform/ledger/pkg/testkit"
 	identitypg "github.com/ledgerplatform/ledger/services/identity/postgres"
 	ledgerpg "github.com/ledgerplatform/ledger/services/ledger/postgres"
+	periodspg "github.com/ledgerplatform/ledger/services/periods/postgres"
 )
 
 // platform is the whole system started in-process against real Postgres,
@@ -34,7 +35,7 @@ type env map[string]string
 
 func startPlatform(t testing.TB, overrides env) *platform {
 	t.Helper()
-	dbURL := testkit.Postgres(t, identitypg.Migrations, ledgerpg.Migrations)
+	dbURL := testkit.Postgres(t, identitypg.Migrations, ledgerpg.Migrations, periodspg.Migrations)
 	_, nc := testkit.NATS(t)
 	rdb, prefix := testkit.Redis(t)
 	key := "bootstrap-" + testkit.RandomID() + testkit.RandomID() + testkit.RandomID()

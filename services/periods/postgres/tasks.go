@@ -1,0 +1,92 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/ledgerplatform/ledger/contracts/periodsv1"
+	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/services/periods"
+)
+
+const taskCols = "id::text, period, title, status, assignee, note, to_char(due_date, 'YYYY-MM-DD'), updated_at"
+
+func scanTask(row pgx.Row) (periodsv1.Task, error) {
+	t := periodsv1.Task{Kind: periodsv1.TaskManual}
+	var at time.Time
+	if err := row.Scan(&t.ID, &t.Period, &t.Title, &t.Status, &t.Assignee, &t.Note, &t.DueDate, &at); err != nil {
+		return periodsv1.Task{}, err
+	}
+	t.UpdatedAt = timestamp(&at)
+	return t, nil
+}
+
+// Tasks implements periods.Store: the period's manual tasks, those due
+// first first, then in the order they were created.
+func (s *Store) Tasks(ctx context.Context, tenant, period string) ([]periodsv1.Task, error) {
+	var out []periodsv1.Task
+	err := s.read(ctx, tenant, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, "SELECT "+taskCols+` FROM periods.closing_tasks
+			WHERE tenant_id = $1 AND period = $2 ORDER BY due_date NULLS LAST, created_at, id`, tenant, period)
+		if err != nil {
+			return err
+		}
+		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (periodsv1.Task, error) { return scanTask(r) })
+		return err
+	})
+	return out, err
+}
+
+// CreateTask implements periods.Store.
+func (s *Store) CreateTask(ctx context.Context, t periods.NewTask) (periodsv1.Task, error) {
+	var out periodsv1.Task
+	err := s.write(ctx, t.TenantID, func(tx pgx.Tx) (err error) {
+		out, err = scanTask(tx.QueryRow(ctx, `INSERT INTO periods.closing_tasks (id, tenant_id, period, title, status, assignee, note, due_date, created_by)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8::text::date, $9) RETURNING `+taskCols,
+			uuid.NewString(), t.TenantID, t.Period, t.Title, t.Status, t.Assignee, t.Note, t.DueDate, t.CreatedBy))
+		return err
+	})
+	return out, err
+}
+
+// UpdateTask implements periods.Store.
+func (s *Store) UpdateTask(ctx context.Context, tenant, id string, p periods.TaskPatch) (periodsv1.Task, error) {
+	sets := []string{"updated_at = now()"}
+	args := []any{tenant, id}
+	set := func(col string, v any) {
+		args = append(args, v)
+		sets = append(sets, col+" = $"+strconv.Itoa(len(args)))
+	}
+	if p.Status != nil {
+		set("status", *p.Status)
+	}
+	if p.Title != nil {
+		set("title", *p.Title)
+	}
+	if p.Assignee.Set {
+		set("assignee", p.Assignee.Value)
+	}
+	if p.Note.Set {
+		set("note", p.Note.Value)
+	}
+	if p.DueDate.Set {
+		args = append(args, p.DueDate.Value)
+		sets = append(sets, "due_date = $"+strconv.Itoa(len(args))+"::text::date")
+	}
+	var out periodsv1.Task
+	err := s.write(ctx, tenant, func(tx pgx.Tx) (err error) {
+		out, err = scanTask(tx.QueryRow(ctx, "UPDATE periods.closing_tasks SET "+strings.Join(sets, ", ")+
+			" WHERE tenant_id = $1 AND id = $2 RETURNING "+taskCols, args...))
+		return err
+	})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return out, errs.NotFoundf("closing task %s not found", id)
+	}
+	return out, err
+}
