@@ -22,16 +22,18 @@ import (
 	"github.com/ledgerplatform/ledger/services/identity/identityd"
 	"github.com/ledgerplatform/ledger/services/ledger/ledgerd"
 	"github.com/ledgerplatform/ledger/services/periods/periodsd"
+	"github.com/ledgerplatform/ledger/services/reporting/reportingd"
 )
 
 // Config gathers every part's configuration.
 type Config struct {
-	DataDir  string // DATA_DIR, default .data
-	NATSPort int    // NATS_PORT for the embedded server, default 14222 (-1 picks one)
-	Identity identityd.Config
-	Ledger   ledgerd.Config
-	Periods  periodsd.Config
-	Gateway  gatewayd.Config
+	DataDir   string // DATA_DIR, default .data
+	NATSPort  int    // NATS_PORT for the embedded server, default 14222 (-1 picks one)
+	Identity  identityd.Config
+	Ledger    ledgerd.Config
+	Periods   periodsd.Config
+	Reporting reportingd.Config
+	Gateway   gatewayd.Config
 }
 
 // LoadConfig reads the environment.
@@ -55,6 +57,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	if c.Periods, err = periodsd.LoadConfig(getenv); err != nil {
+		return c, err
+	}
+	if c.Reporting, err = reportingd.LoadConfig(getenv); err != nil {
 		return c, err
 	}
 	if c.Gateway, err = gatewayd.LoadConfig(getenv); err != nil {
@@ -136,6 +141,9 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 		}},
 		{"periods", func(ctx context.Context, ready func()) error {
 			return periodsd.Run(ctx, cfg.Periods, periodsd.Deps{Pool: owner, NC: deps.NC, Log: log.With("service", "periods"), Ready: ready})
+		}},
+		{"reporting", func(ctx context.Context, ready func()) error {
+			return reportingd.Run(ctx, cfg.Reporting, reportingd.Deps{Pool: owner, NC: deps.NC, Log: log.With("service", "reporting"), Ready: ready})
 		}},
 	}
 	for _, s := range services {

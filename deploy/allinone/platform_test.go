@@ -19,6 +19,7 @@ import (
 	identitypg "github.com/ledgerplatform/ledger/services/identity/postgres"
 	ledgerpg "github.com/ledgerplatform/ledger/services/ledger/postgres"
 	periodspg "github.com/ledgerplatform/ledger/services/periods/postgres"
+	reportingpg "github.com/ledgerplatform/ledger/services/reporting/postgres"
 )
 
 // platform is the whole system started in-process against real Postgres,
@@ -35,7 +36,7 @@ type env map[string]string
 
 func startPlatform(t testing.TB, overrides env) *platform {
 	t.Helper()
-	dbURL := testkit.Postgres(t, identitypg.Migrations, ledgerpg.Migrations, periodspg.Migrations)
+	dbURL := testkit.Postgres(t, identitypg.Migrations, ledgerpg.Migrations, periodspg.Migrations, reportingpg.Migrations)
 	_, nc := testkit.NATS(t)
 	rdb, prefix := testkit.Redis(t)
 	key := "bootstrap-" + testkit.RandomID() + testkit.RandomID() + testkit.RandomID()

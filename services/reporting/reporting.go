@@ -60,6 +60,8 @@ type Service struct {
 	tenants Tenants
 	periods Periods
 	now     func() time.Time
+	export  exportConfig // export settings and peers beyond New (exports.go)
+	reports reportCaches // per-tenant chart and master data for reports (reports.go)
 }
 
 // New returns a Service.
