@@ -37,6 +37,7 @@ func main() {
 		warmup   = flag.Duration("warmup", 3*time.Second, "unmeasured warm-up")
 		lines    = flag.Int("lines", 1, "lines per booking (each with 19 % input VAT, so 2 events per line)")
 		cpuprof  = flag.String("cpuprofile", "", "write a CPU profile of the measured phase (client and in-process platform)")
+		export   = flag.Int("export", 0, "after the postings, seed this many journal events into a new tenant and stream its DATEV export through the gateway (in-process platform only)")
 	)
 	flag.Parse()
 	if *cpuprof != "" {
@@ -53,39 +54,50 @@ func main() {
 	if *url == "" {
 		var stop func()
 		var err error
-		*url, *key, stop, err = startPlatform(ctx, *pgURL)
+		*url, *key, dbURL, stop, err = startPlatform(ctx, *pgURL)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "ledgerbench:", err)
 			os.Exit(1)
 		}
 		defer stop()
 	}
-	if err := run(*url, *key, *clients, *lines, *warmup, *duration); err != nil {
-		fmt.Fprintln(os.Stderr, "ledgerbench:", err)
-		os.Exit(1)
+	if *duration > 0 {
+		if err := run(*url, *key, *clients, *lines, *warmup, *duration); err != nil {
+			fmt.Fprintln(os.Stderr, "ledgerbench:", err)
+			os.Exit(1)
+		}
+	}
+	if *export > 0 && dbURL != "" {
+		if err := runExport(*url, *key, dbURL, *export); err != nil {
+			fmt.Fprintln(os.Stderr, "ledgerbench:", err)
+			os.Exit(1)
+		}
 	}
 }
 
+// dbURL is the in-process platform's database, for seeding.
+var dbURL string
+
 var profile *os.File
 
-func startPlatform(ctx context.Context, pgURL string) (url, key string, stop func(), err error) {
+func startPlatform(ctx context.Context, pgURL string) (url, key, dbURL string, stop func(), err error) {
 	name := "bench_" + testkit.RandomID()
 	admin, err := pgx.Connect(ctx, pgURL)
 	if err != nil {
-		return "", "", nil, err
+		return "", "", "", nil, err
 	}
 	defer admin.Close(ctx)
 	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		return "", "", nil, err
+		return "", "", "", nil, err
 	}
 	var fsync, syncCommit string
 	admin.QueryRow(ctx, "SHOW fsync").Scan(&fsync)
 	admin.QueryRow(ctx, "SHOW synchronous_commit").Scan(&syncCommit)
 	fmt.Printf("postgres: fsync=%s synchronous_commit=%s\n", fsync, syncCommit)
-	dbURL := pgURL[:len(pgURL)-len("postgres?sslmode=disable")] + name + "?sslmode=disable"
+	dbURL = pgURL[:len(pgURL)-len("postgres?sslmode=disable")] + name + "?sslmode=disable"
 	dir, err := os.MkdirTemp("", "ledgerbench")
 	if err != nil {
-		return "", "", nil, err
+		return "", "", "", nil, err
 	}
 	key = "bench-" + testkit.RandomID() + testkit.RandomID() + testkit.RandomID()
 	vars := map[string]string{
@@ -94,7 +106,7 @@ func startPlatform(ctx context.Context, pgURL string) (url, key string, stop fun
 	}
 	cfg, err := allinone.LoadConfig(func(k string) string { return vars[k] })
 	if err != nil {
-		return "", "", nil, err
+		return "", "", "", nil, err
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	ready := make(chan string, 1)
@@ -115,13 +127,13 @@ func startPlatform(ctx context.Context, pgURL string) (url, key string, stop fun
 	}
 	select {
 	case a := <-ready:
-		return "http://" + a, key, stop, nil
+		return "http://" + a, key, dbURL, stop, nil
 	case err := <-done:
 		stop()
-		return "", "", nil, err
+		return "", "", "", nil, err
 	case <-time.After(60 * time.Second):
 		stop()
-		return "", "", nil, fmt.Errorf("platform not ready within 60s")
+		return "", "", "", nil, fmt.Errorf("platform not ready within 60s")
 	}
 }
 
