@@ -23,8 +23,9 @@ test: ## go vet, then every test against real Postgres, NATS (embedded) and Redi
 	$(GO) vet $(PKGS)
 	$(GO) test $(TESTFLAGS) $(PKGS)
 
-bench: ## posting throughput through the gateway (32 clients, fsync on), then the Go benchmarks
-	$(GO) run ./deploy/bench/ledgerbench -clients 32 -duration 20s
+bench: ## postings/s through the gateway (32 clients, fsync on), DATEV export of 1M events, report and export benchmarks
+	$(GO) run ./deploy/bench/ledgerbench -clients 32 -duration 20s -export 1000000
+	$(GO) test -run '^$$' -bench 'Reports' -benchtime 50x ./services/reporting/postgres/
 	$(GO) test -run '^$$' -bench . -benchtime 1x $(PKGS)
 
 lint: ## gofmt check (fails on any unformatted file) and go vet
