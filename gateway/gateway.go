@@ -72,6 +72,7 @@ type Gateway struct {
 	audit   *auditor
 	metrics *metrics
 	openapi []byte
+	mcp     map[string]mcpTool
 	handler http.Handler
 	sub     *nats.Subscription
 }
@@ -110,6 +111,10 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 		w.Write(g.openapi)
 	})
 	mux.Handle("/v1/", http.HandlerFunc(g.serveAPI))
+	if g.mcp, err = g.mcpTools(); err != nil {
+		return nil, errs.Wrap("gateway.New", err)
+	}
+	mux.HandleFunc("/mcp", g.serveMCP)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, errs.NotFoundf("no route for %s %s", r.Method, r.URL.Path))
 	})
