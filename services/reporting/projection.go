@@ -334,3 +334,23 @@ func (a *aggregate) deltas() []Delta {
 	a.idx = nil // the order changed; the aggregate is done
 	return a.out
 }
+
+// caughtUp brings a tenant's projection up to the ledger's head the first
+// time this process reports on it. Events keep it current afterwards (a
+// gap in them triggers the same catch-up), but a projection that starts on
+// an existing journal, or whose stream lost events to retention, sees no
+// event that would reveal it is behind.
+func (s *Service) caughtUp(ctx context.Context, tenant string) error {
+	if _, done := s.checked.Load(tenant); done {
+		return nil
+	}
+	err := s.store.Project(ctx, tenant, func(tx ProjectionTx) error {
+		_, err := s.catchUp(ctx, tx, tenant, tx.Head())
+		return err
+	})
+	if err != nil {
+		return errs.Wrap("reporting.caughtUp", err)
+	}
+	s.checked.Store(tenant, true)
+	return nil
+}

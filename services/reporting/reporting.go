@@ -5,6 +5,7 @@ package reporting
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/ledgerplatform/ledger/contracts/identityv1"
@@ -60,6 +61,9 @@ type Service struct {
 	tenants Tenants
 	periods Periods
 	now     func() time.Time
+	// checked holds the tenants whose projection this process has
+	// compared with the ledger's head (see caughtUp).
+	checked sync.Map
 	export  exportConfig // export settings and peers beyond New (exports.go)
 	reports reportCaches // per-tenant chart and master data for reports (reports.go)
 }

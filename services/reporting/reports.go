@@ -156,6 +156,9 @@ func (s *Service) Report(ctx context.Context, tenant, typ, period string) (any, 
 	case !slices.Contains(ReportTypes, typ):
 		return nil, errs.Invalid("unknown report type", errs.Field("type", "must be one of "+strings.Join(ReportTypes, ", ")))
 	}
+	if err := s.caughtUp(ctx, tenant); err != nil {
+		return nil, err
+	}
 	// The chart is fetched while the fiscal year and the balances are read.
 	type chartResult struct {
 		m   map[string]Account

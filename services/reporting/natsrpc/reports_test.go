@@ -582,3 +582,26 @@ func TestLedgerClient(t *testing.T) {
 		t.Errorf("%d account pages and %d tenant reads for three reports, want 3 and 2 (one chart, one tenant, plus the direct call)", h.ledger.accounts, h.identity.calls)
 	}
 }
+
+// A projection that starts on an existing journal and sees no event yet
+// catches up when it is first asked for a report.
+func TestReportCatchesUpWithoutEvents(t *testing.T) {
+	h := newRptHarness(t)
+	tenant := uuid.NewString()
+	for i := range 3 {
+		h.ledger.post(tenant, "2025-02-10", "", rptLine{"6310", "1800", fmt.Sprintf("%d.00", 100+i)})
+	}
+	var tb struct {
+		Rows []struct {
+			Account string  `json:"account"`
+			Debit   float64 `json:"debit"`
+		} `json:"rows"`
+	}
+	h.report(t, tenant, url.Values{"type": {"trial_balance"}, "period": {"2025"}}, &tb)
+	if got := h.head(t, tenant); got != 3 {
+		t.Fatalf("projection head after the first report = %d, want 3", got)
+	}
+	if d := cmp.Diff(h.journalBalances(tenant), h.balances(t, tenant)); d != "" {
+		t.Fatalf("balances (-journal +projection):\n%s", d)
+	}
+}
