@@ -139,3 +139,28 @@ func Fingerprint(sets ...Set) (string, error) {
 	}
 	return strconv.FormatUint(h.Sum64(), 36), nil
 }
+
+// ServicePool applies sets as the schema owner and returns a pool of the
+// same database that runs as role, so at run time a service has only the
+// privileges its migrations granted. owner may be nil; then a short-lived
+// owner pool is opened from url.
+func ServicePool(ctx context.Context, owner *pgxpool.Pool, url, role string, maxConns int32, sets ...Set) (*pgxpool.Pool, error) {
+	if owner == nil {
+		p, err := db.Open(ctx, url, "", 2)
+		if err != nil {
+			return nil, fmt.Errorf("migrate.ServicePool: %w", err)
+		}
+		defer p.Close()
+		owner = p
+	} else {
+		url = owner.Config().ConnString()
+	}
+	if err := Up(ctx, owner, sets...); err != nil {
+		return nil, err
+	}
+	pool, err := db.Open(ctx, url, role, maxConns)
+	if err != nil {
+		return nil, fmt.Errorf("migrate.ServicePool %s: %w", role, err)
+	}
+	return pool, nil
+}

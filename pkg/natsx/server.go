@@ -217,3 +217,23 @@ func jsonIssue(err error) string {
 	// Errors from UnmarshalJSON methods (money, dates) are written for clients.
 	return strings.TrimPrefix(err.Error(), "json: ")
 }
+
+// Serve announces readiness once the server's subscriptions are known to
+// the NATS server (they travel asynchronously, so a request sent after
+// ready finds a responder), then blocks until ctx ends and stops, waiting
+// for requests in flight.
+func (s *Server) Serve(ctx context.Context, ready func()) error {
+	if err := s.nc.FlushTimeout(10 * time.Second); err != nil {
+		_ = s.Stop()
+		return fmt.Errorf("natsx.Serve %s: flush subscriptions: %w", s.name, err)
+	}
+	if ready != nil {
+		ready()
+	}
+	s.log.Info("serving", "service", s.name)
+	<-ctx.Done()
+	if err := s.Stop(); err != nil {
+		s.log.Warn("stopping the NATS service", "service", s.name, "err", err)
+	}
+	return nil
+}

@@ -547,6 +547,14 @@ func (s *Service) resolveReview(ctx context.Context, r Request, it *ReviewItem, 
 		if err != nil {
 			return ReviewResult{}, err
 		}
+		// A concurrent request of another operation may have found our
+		// committed posting and finished the item with it on our behalf
+		// (settleClaim resolves as "system"): the resolution is ours. An
+		// identical request that resolved first won, and we did not.
+		if now.Status == status && now.IntentID != nil && *now.IntentID == intentID &&
+			now.ResolvedBy != nil && *now.ResolvedBy == "system" {
+			return ReviewResult{Status: status, IntentID: intentID, EventCount: posted.EventCount}, nil
+		}
 		return s.replayResolution(now, r, op, intentID)
 	}
 	return ReviewResult{Status: status, IntentID: intentID, EventCount: posted.EventCount}, nil

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/nats-io/nats.go"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/ledgerplatform/ledger/contracts/gatewayv1"
 	"github.com/ledgerplatform/ledger/contracts/identityv1"
-	"github.com/ledgerplatform/ledger/pkg/db"
 	"github.com/ledgerplatform/ledger/pkg/migrate"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
 	"github.com/ledgerplatform/ledger/pkg/outbox"
@@ -93,23 +91,7 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 		_ = srv.Stop()
 		return fmt.Errorf("identityd: %w", err)
 	}
-	// Subscriptions travel asynchronously; after the flush the server has
-	// them, so a request sent once Ready was called finds a responder.
-	if err := nc.FlushTimeout(10 * time.Second); err != nil {
-		_ = srv.Stop()
-		return fmt.Errorf("identityd: flush subscriptions: %w", err)
-	}
-	if deps.Ready != nil {
-		deps.Ready()
-	}
-	log.Info("identity serving")
-
-	<-ctx.Done()
-	if err := srv.Stop(); err != nil {
-		log.Warn("stopping the NATS service", "err", err)
-	}
-	log.Info("identity stopped")
-	return nil
+	return srv.Serve(ctx, deps.Ready)
 }
 
 // servicePool applies the migrations as the owner and returns a pool of the
@@ -117,27 +99,13 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 // only the privileges the migrations granted (no UPDATE or DELETE on the
 // audit log, for one).
 func servicePool(ctx context.Context, cfg Config, owner *pgxpool.Pool) (*pgxpool.Pool, error) {
-	url := cfg.DatabaseURL
-	if owner == nil {
-		p, err := db.Open(ctx, url, "", 2)
-		if err != nil {
-			return nil, fmt.Errorf("identityd: %w", err)
-		}
-		defer p.Close()
-		owner = p
-	} else {
-		url = owner.Config().ConnString()
-	}
-	if err := migrate.Up(ctx, owner, postgres.Migrations); err != nil {
-		return nil, fmt.Errorf("identityd: %w", err)
-	}
 	maxConns := cfg.DBMaxConns
 	if maxConns == 0 {
 		maxConns = DefaultDBMaxConns
 	}
-	pool, err := db.Open(ctx, url, postgres.Role, maxConns)
+	pool, err := migrate.ServicePool(ctx, owner, cfg.DatabaseURL, postgres.Role, maxConns, postgres.Migrations)
 	if err != nil {
-		return nil, fmt.Errorf("identityd: service pool: %w", err)
+		return nil, fmt.Errorf("identityd: %w", err)
 	}
 	return pool, nil
 }

@@ -12,7 +12,6 @@ import (
 
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
 	"github.com/ledgerplatform/ledger/contracts/periodsv1"
-	"github.com/ledgerplatform/ledger/pkg/db"
 	"github.com/ledgerplatform/ledger/pkg/migrate"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
 	"github.com/ledgerplatform/ledger/pkg/outbox"
@@ -102,52 +101,23 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 		_ = srv.Stop()
 		return fmt.Errorf("periodsd: %w", err)
 	}
-	// Subscriptions travel asynchronously; after the flush the server has
-	// them, so a request sent once Ready was called finds a responder.
-	if err := nc.FlushTimeout(10 * time.Second); err != nil {
-		_ = srv.Stop()
-		return fmt.Errorf("periodsd: flush subscriptions: %w", err)
-	}
-	if deps.Ready != nil {
-		deps.Ready()
-	}
-	log.Info("periods serving")
-
-	<-ctx.Done()
-	if err := srv.Stop(); err != nil {
-		log.Warn("stopping the NATS service", "err", err)
-	}
-	log.Info("periods stopped")
-	return nil
+	return srv.Serve(ctx, deps.Ready)
 }
 
 // servicePool applies the migrations as the owner and returns a pool of the
 // same database that runs as periods_svc.
 func servicePool(ctx context.Context, cfg Config, owner *pgxpool.Pool) (*pgxpool.Pool, error) {
 	url := cfg.DatabaseURL
-	if owner == nil {
-		if url == "" {
-			url = DefaultDatabaseURL
-		}
-		p, err := db.Open(ctx, url, "", 2)
-		if err != nil {
-			return nil, fmt.Errorf("periodsd: %w", err)
-		}
-		defer p.Close()
-		owner = p
-	} else {
-		url = owner.Config().ConnString()
-	}
-	if err := migrate.Up(ctx, owner, postgres.Migrations); err != nil {
-		return nil, fmt.Errorf("periodsd: %w", err)
+	if url == "" {
+		url = DefaultDatabaseURL
 	}
 	maxConns := cfg.DBMaxConns
 	if maxConns == 0 {
 		maxConns = DefaultDBMaxConns
 	}
-	pool, err := db.Open(ctx, url, postgres.Role, maxConns)
+	pool, err := migrate.ServicePool(ctx, owner, url, postgres.Role, maxConns, postgres.Migrations)
 	if err != nil {
-		return nil, fmt.Errorf("periodsd: service pool: %w", err)
+		return nil, fmt.Errorf("periodsd: %w", err)
 	}
 	return pool, nil
 }

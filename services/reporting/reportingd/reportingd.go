@@ -15,7 +15,6 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
-	"github.com/ledgerplatform/ledger/pkg/db"
 	"github.com/ledgerplatform/ledger/pkg/migrate"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
 	"github.com/ledgerplatform/ledger/services/reporting"
@@ -72,24 +71,9 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	if log == nil {
 		log = slog.Default()
 	}
-	url := cfg.DatabaseURL
-	owner := deps.Pool
-	if owner == nil {
-		p, err := db.Open(ctx, url, "", 2)
-		if err != nil {
-			return fmt.Errorf("reportingd: %w", err)
-		}
-		defer p.Close()
-		owner = p
-	} else {
-		url = owner.Config().ConnString()
-	}
-	if err := migrate.Up(ctx, owner, postgres.Migrations); err != nil {
-		return fmt.Errorf("reportingd: %w", err)
-	}
-	pool, err := db.Open(ctx, url, Role, cfg.DBMaxConns)
+	pool, err := migrate.ServicePool(ctx, deps.Pool, cfg.DatabaseURL, Role, cfg.DBMaxConns, postgres.Migrations)
 	if err != nil {
-		return fmt.Errorf("reportingd: service pool: %w", err)
+		return fmt.Errorf("reportingd: %w", err)
 	}
 	defer pool.Close()
 
@@ -127,13 +111,5 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 		_ = srv.Stop()
 		return fmt.Errorf("reportingd: %w", err)
 	}
-	if deps.Ready != nil {
-		deps.Ready()
-	}
-	log.Info("reporting serving")
-	<-ctx.Done()
-	if err := srv.Stop(); err != nil {
-		log.Warn("stopping the NATS service", "err", err)
-	}
-	return nil
+	return srv.Serve(ctx, deps.Ready)
 }
