@@ -20,6 +20,7 @@ run: ## the whole platform in one process on :8080 (embedded NATS, data under .d
 	$(GO) run ./deploy/allinone/cmd/allinone
 
 test: ## go vet, then every test against real Postgres, NATS (embedded) and Redis
+	@deploy/dev/ensure-services.sh
 	$(GO) vet $(PKGS)
 	$(GO) test $(TESTFLAGS) $(PKGS)
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/nats-io/nats.go"
@@ -100,7 +101,8 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 			return fmt.Errorf("ledgerd: %w", err)
 		}
 	}
-	svc := ledger.New(postgres.New(pool, log), Seed)
+	store := postgres.New(pool, log)
+	svc := ledger.New(store, Seed)
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -108,6 +110,7 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	relayDone := make(chan struct{})
 	go func() { defer close(relayDone); _ = relay.Run(ctx) }()
 	defer func() { cancel(); <-relayDone }()
+	go pruneIdempotencyKeys(ctx, store, log)
 
 	// New tenants get their chart as soon as identity announces them.
 	err = natsx.Consume(ctx, js, identityv1.StreamEvents, "ledger-tenants", identityv1.EventTenantCreated, log,
@@ -131,4 +134,26 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 		return fmt.Errorf("ledgerd: %w", err)
 	}
 	return srv.Serve(ctx, deps.Ready)
+}
+
+// IdempotencyKeyTTL is how long the first answer to an idempotent request
+// is kept; clients are promised at least 7 days.
+const IdempotencyKeyTTL = 30 * 24 * time.Hour
+
+// pruneIdempotencyKeys drops expired keys once an hour.
+func pruneIdempotencyKeys(ctx context.Context, store *postgres.Store, log *slog.Logger) {
+	t := time.NewTicker(time.Hour)
+	defer t.Stop()
+	for {
+		if n, err := store.PruneIdempotencyKeys(ctx, time.Now().Add(-IdempotencyKeyTTL)); err != nil && ctx.Err() == nil {
+			log.Warn("pruning idempotency keys failed", "err", err)
+		} else if n > 0 {
+			log.Info("pruned idempotency keys", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }

@@ -363,3 +363,15 @@ func (s *Store) IdemSave(ctx context.Context, tenant string, idem ledger.IdemReq
 	})
 	return errs.Wrap("ledger.IdemSave", err)
 }
+
+// PruneIdempotencyKeys forgets keys stored before the given time, for all
+// tenants. Keys are promised to clients for at least 7 days.
+func (s *Store) PruneIdempotencyKeys(ctx context.Context, before time.Time) (int64, error) {
+	var n int64
+	err := s.tx(ctx, "*", func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, "DELETE FROM ledger.idempotency_keys WHERE created_at < $1", before)
+		n = tag.RowsAffected()
+		return err
+	})
+	return n, errs.Wrap("ledger.PruneIdempotencyKeys", err)
+}

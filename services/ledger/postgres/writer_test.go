@@ -527,3 +527,25 @@ func TestSkippedCheckStillCounts(t *testing.T) {
 		t.Fatalf("duplicate of a skipped-check booking: %v, want DUPLICATE_BOOKING", err)
 	}
 }
+
+func TestPruneIdempotencyKeys(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	b := ledger.Booking{BookingDate: "2025-11-01", Description: "Prune", Lines: []ledger.Line{line("6815", "1800", "5", "")}}
+	if _, _, err := e.svc.Book(ctx, e.req("old-key", b), b, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.owner.Exec(ctx, "UPDATE ledger.idempotency_keys SET created_at = now() - interval '31 days' WHERE key = 'old-key'"); err != nil {
+		t.Fatal(err)
+	}
+	pool, err := db.Open(ctx, e.owner.Config().ConnString(), "ledger_svc", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	n, err := postgres.New(pool, slog.New(slog.NewTextHandler(io.Discard, nil))).PruneIdempotencyKeys(ctx, time.Now().Add(-30*24*time.Hour))
+	if err != nil || n != 1 {
+		t.Fatalf("pruned %d, %v; want 1", n, err)
+	}
+}
