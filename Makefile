@@ -17,7 +17,9 @@ help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  %-8s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 run: ## the whole platform in one process on :8080 (embedded NATS, data under .data/)
-	$(GO) run ./deploy/allinone/cmd/allinone
+	@mkdir -p $(BIN)
+	$(GO) build -o $(BIN)/allinone ./deploy/allinone/cmd/allinone
+	exec $(BIN)/allinone
 
 test: ## go vet, then every test against real Postgres, NATS (embedded) and Redis
 	@deploy/dev/ensure-services.sh

@@ -26,4 +26,5 @@ func main() {
 		fmt.Fprintln(os.Stderr, "allinone:", err)
 		os.Exit(1)
 	}
+	log.Info("platform stopped")
 }
