@@ -12,13 +12,25 @@ import (
 	"github.com/ledgerplatform/ledger/contracts/periodsv1"
 	"github.com/ledgerplatform/ledger/pkg/auth"
 	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/idem"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
 	"github.com/ledgerplatform/ledger/services/periods"
 )
 
-// Register serves every periods subject on s.
-func Register(s *natsx.Server, svc *periods.Service) error {
-	for subject, e := range Endpoints(svc) {
+// mutating lists the subjects that honour Idempotency-Key.
+var mutating = []string{periodsv1.SubjectSoftLock, periodsv1.SubjectLock, periodsv1.SubjectReopen,
+	periodsv1.SubjectCreateAdjustment, periodsv1.SubjectTasksCreate, periodsv1.SubjectTasksUpdate}
+
+// Register serves every periods subject on s. With keys set, mutating
+// requests carrying an Idempotency-Key answer a repeat with the first answer.
+func Register(s *natsx.Server, svc *periods.Service, keys idem.Store) error {
+	eps := Endpoints(svc)
+	if keys != nil {
+		for _, subject := range mutating {
+			eps[subject] = idem.Middleware(keys, subject)(eps[subject])
+		}
+	}
+	for subject, e := range eps {
 		if err := s.Handle(subject, e); err != nil {
 			return fmt.Errorf("natsrpc.Register: %w", err)
 		}

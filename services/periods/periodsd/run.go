@@ -12,6 +12,7 @@ import (
 
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
 	"github.com/ledgerplatform/ledger/contracts/periodsv1"
+	"github.com/ledgerplatform/ledger/pkg/idem"
 	"github.com/ledgerplatform/ledger/pkg/migrate"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
 	"github.com/ledgerplatform/ledger/pkg/outbox"
@@ -97,7 +98,7 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	if err != nil {
 		return fmt.Errorf("periodsd: %w", err)
 	}
-	if err := natsrpc.Register(srv, svc); err != nil {
+	if err := natsrpc.Register(srv, svc, idem.PG{Pool: pool, Schema: postgres.Schema}); err != nil {
 		_ = srv.Stop()
 		return fmt.Errorf("periodsd: %w", err)
 	}

@@ -29,6 +29,7 @@ import (
 	"github.com/ledgerplatform/ledger/pkg/auth"
 	"github.com/ledgerplatform/ledger/pkg/db"
 	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/idem"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
 	"github.com/ledgerplatform/ledger/pkg/outbox"
 	"github.com/ledgerplatform/ledger/pkg/testkit"
@@ -320,7 +321,7 @@ func New(t testing.TB, now time.Time) *Env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = srv.Stop() })
-	if err := natsrpc.Register(srv, svc); err != nil {
+	if err := natsrpc.Register(srv, svc, idem.PG{Pool: pool, Schema: postgres.Schema}); err != nil {
 		t.Fatal(err)
 	}
 	if err := nc.Flush(); err != nil {
