@@ -28,6 +28,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/go-kit/kit/endpoint"
 	"github.com/jackc/pgx/v5"
@@ -158,4 +159,18 @@ func (p PG) Save(ctx context.Context, tenant, scope, key string, r Record) error
 			tenant, scope, key, r.Hash, r.Status, r.Body)
 		return err
 	})
+}
+
+// Prune forgets records stored before the given time, for all tenants.
+func (p PG) Prune(ctx context.Context, before time.Time) (int64, error) {
+	var n int64
+	err := db.WithTx(ctx, p.Pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
+		if err := db.SetTenant(ctx, tx, "*"); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, "DELETE FROM "+p.table()+" WHERE created_at < $1", before)
+		n = tag.RowsAffected()
+		return err
+	})
+	return n, err
 }

@@ -84,7 +84,7 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	}()
 	go func() {
 		defer func() { done <- struct{}{} }()
-		prune(ctx, svc, log)
+		prune(ctx, svc, idem.PG{Pool: pool, Schema: postgres.Schema}, log)
 	}()
 	defer func() { cancel(); <-done; <-done }()
 
@@ -123,8 +123,8 @@ func servicePool(ctx context.Context, cfg Config, owner *pgxpool.Pool) (*pgxpool
 	return pool, nil
 }
 
-// prune forgets old consumed event ids once an hour.
-func prune(ctx context.Context, svc *periods.Service, log *slog.Logger) {
+// prune forgets old consumed event ids and idempotency keys once an hour.
+func prune(ctx context.Context, svc *periods.Service, keys idem.PG, log *slog.Logger) {
 	t := time.NewTicker(time.Hour)
 	defer t.Stop()
 	for {
@@ -132,6 +132,12 @@ func prune(ctx context.Context, svc *periods.Service, log *slog.Logger) {
 			log.Warn("pruning consumed event ids failed", "err", err)
 		} else if n > 0 {
 			log.Info("pruned consumed event ids", "count", n)
+		}
+		// Idempotency keys are promised for at least 7 days.
+		if n, err := keys.Prune(ctx, time.Now().Add(-30*24*time.Hour)); err != nil && ctx.Err() == nil {
+			log.Warn("pruning idempotency keys failed", "err", err)
+		} else if n > 0 {
+			log.Info("pruned idempotency keys", "count", n)
 		}
 		select {
 		case <-ctx.Done():
