@@ -106,4 +106,7 @@ var Routes = []Route{
 	{"GET", "/v1/reports", "auswertungen:read", reportingv1.SubjectReport, 0},
 	{"GET", "/v1/reports/datev-export", "auswertungen:read", reportingv1.SubjectDATEVExport, Stream},
 	{"GET", "/v1/reports/gobd-export", "auswertungen:read", reportingv1.SubjectGoBDExport, Stream},
+	{"POST", "/v1/reports/exports", "auswertungen:read", reportingv1.SubjectExportJobCreate, 0},
+	{"GET", "/v1/reports/exports/{id}", "auswertungen:read", reportingv1.SubjectExportJobGet, 0},
+	{"GET", "/v1/reports/exports/{id}/file", "auswertungen:read", reportingv1.SubjectExportJobFile, Stream},
 }

@@ -15,3 +15,45 @@ const (
 type RebuildRequest struct {
 	TenantID string `json:"tenant_id"`
 }
+
+// Export jobs: an export built in the background into stored pieces,
+// fetched when done.
+const (
+	SubjectExportJobCreate = "reporting.v1.export_job_create" // body ExportJobRequest; 202 ExportJob
+	SubjectExportJobGet    = "reporting.v1.export_job_get"    // param id; ExportJob
+	SubjectExportJobFile   = "reporting.v1.export_job_file"   // param id; the file, streamed in chunks
+
+	// StreamJobs is the work-queue stream of export job commands; each
+	// message (ExportJobCommand) is taken by one worker.
+	StreamJobs = "REPORTING_JOBS"
+	// JobsFilter covers the reporting commands.
+	JobsFilter = "cmd.reporting.v1.>"
+	// SubjectExportCommand asks a worker to build an export job's file.
+	SubjectExportCommand = "cmd.reporting.v1.export"
+)
+
+// Export job types and statuses.
+const (
+	ExportTypeDATEV = "datev"
+	ExportTypeGoBD  = "gobd"
+
+	JobQueued  = "queued"
+	JobRunning = "running"
+	JobDone    = "done"
+	JobFailed  = "failed"
+)
+
+// ExportJobRequest is the body of POST /v1/reports/exports: type "datev"
+// with From and To (YYYY-MM-DD), or "gobd" with Year (YYYY).
+type ExportJobRequest struct {
+	Type string `json:"type"`
+	From string `json:"from,omitempty"`
+	To   string `json:"to,omitempty"`
+	Year string `json:"year,omitempty"`
+}
+
+// ExportJobCommand is the work-queue message of a job.
+type ExportJobCommand struct {
+	JobID    string `json:"job_id"`
+	TenantID string `json:"tenant_id"`
+}

@@ -137,33 +137,23 @@ func (s *Service) GoBDExport(ctx context.Context, year, cursor string) (ExportCh
 	if err != nil {
 		return ExportChunk{}, err
 	}
-	y, err := strconv.Atoi(year)
-	if !yearRe.MatchString(year) || err != nil || y < MinYear || y > MaxYear {
-		return ExportChunk{}, errs.Invalid("year must be a fiscal year YYYY", errs.Field("year", fmt.Sprintf("required, YYYY from %d to %d", MinYear, MaxYear)))
+	if err := checkGoBDYear(year); err != nil {
+		return ExportChunk{}, err
 	}
-	out := ExportChunk{ContentType: gobdContentType, Filename: "gobd-export-" + year + ".zip"}
+	out := ExportChunk{ContentType: gobdContentType, Filename: gobdFilename(year)}
 	if cursor != "" {
 		return s.gobdPiece(ctx, tenant, cursor, out)
 	}
 	if _, err := s.store.DeleteExportsBefore(ctx, s.now().Add(-blobTTL)); err != nil {
 		return ExportChunk{}, errs.Wrap("drop expired exports", err)
 	}
-	ten, err := s.tenants.Tenant(ctx)
+	ten, start, err := s.gobdYear(ctx, year)
 	if err != nil {
-		return ExportChunk{}, errs.Wrap("tenant", err)
-	}
-	// Fiscal year y is named by the calendar year it ends in (fiscal.go).
-	first, _ := fiscalSpan(y, ten.FiscalYearStartMonth)
-	start, _ := time.Parse("2006-01", first)
-	if start.After(s.now()) {
-		return ExportChunk{}, errs.Invalid("the fiscal year has not begun", errs.Field("year", "fiscal year "+year+" begins "+start.Format(time.DateOnly)))
-	}
-	if s.export.verifier == nil {
-		return ExportChunk{}, fmt.Errorf("reporting: GoBD export: no chain verifier (SetChainVerifier)")
+		return ExportChunk{}, err
 	}
 	id := uuid.NewString()
 	w := &blobWriter{ctx: ctx, store: s.store, tenant: tenant, id: id, size: s.export.blobSize()}
-	err = s.writeGoBD(ctx, w, tenant, ten, start)
+	err = s.writeGoBD(ctx, w, tenant, ten, start, nil)
 	if err == nil {
 		err = w.Close()
 	}
@@ -178,6 +168,40 @@ func (s *Service) GoBDExport(ctx context.Context, year, cursor string) (ExportCh
 		out.Next = id + ":1"
 	}
 	return out, nil
+}
+
+func gobdFilename(year string) string { return "gobd-export-" + year + ".zip" }
+
+// checkGoBDYear checks the form of a GoBD export's year.
+func checkGoBDYear(year string) error {
+	y, err := strconv.Atoi(year)
+	if !yearRe.MatchString(year) || err != nil || y < MinYear || y > MaxYear {
+		return errs.Invalid("year must be a fiscal year YYYY", errs.Field("year", fmt.Sprintf("required, YYYY from %d to %d", MinYear, MaxYear)))
+	}
+	return nil
+}
+
+// gobdYear checks a GoBD export's year against the caller's tenant and
+// returns the tenant and the first day of the fiscal year.
+func (s *Service) gobdYear(ctx context.Context, year string) (identityv1.Tenant, time.Time, error) {
+	if err := checkGoBDYear(year); err != nil {
+		return identityv1.Tenant{}, time.Time{}, err
+	}
+	y, _ := strconv.Atoi(year)
+	ten, err := s.tenants.Tenant(ctx)
+	if err != nil {
+		return ten, time.Time{}, errs.Wrap("tenant", err)
+	}
+	// Fiscal year y is named by the calendar year it ends in (fiscal.go).
+	first, _ := fiscalSpan(y, ten.FiscalYearStartMonth)
+	start, _ := time.Parse("2006-01", first)
+	if start.After(s.now()) {
+		return ten, time.Time{}, errs.Invalid("the fiscal year has not begun", errs.Field("year", "fiscal year "+year+" begins "+start.Format(time.DateOnly)))
+	}
+	if s.export.verifier == nil {
+		return ten, time.Time{}, fmt.Errorf("reporting: GoBD export: no chain verifier (SetChainVerifier)")
+	}
+	return ten, start, nil
 }
 
 // gobdPiece answers a later chunk: the stored piece the cursor names.
@@ -203,8 +227,9 @@ func (s *Service) gobdPiece(ctx context.Context, tenant, cursor string, out Expo
 	return out, nil
 }
 
-// writeGoBD writes the archive of the fiscal year starting at start to w.
-func (s *Service) writeGoBD(ctx context.Context, w io.Writer, tenant string, ten identityv1.Tenant, start time.Time) error {
+// writeGoBD writes the archive of the fiscal year starting at start to w;
+// progress, if not nil, learns the journal rows written after each page.
+func (s *Service) writeGoBD(ctx context.Context, w io.Writer, tenant string, ten identityv1.Tenant, start time.Time, progress func(rows int64) error) error {
 	end := start.AddDate(1, 0, -1)
 	now := s.now()
 	chain, err := s.export.verifier.Verify(ctx)
@@ -292,6 +317,9 @@ func (s *Service) writeGoBD(ctx context.Context, w io.Writer, tenant string, ten
 					first = l.JournalNumber
 				}
 				rows, last = rows+1, l.JournalNumber
+			}
+			if progress != nil {
+				return progress(rows)
 			}
 			return nil
 		})

@@ -66,6 +66,7 @@ type Service struct {
 	checked sync.Map
 	export  exportConfig // export settings and peers beyond New (exports.go)
 	reports reportCaches // per-tenant chart and master data for reports (reports.go)
+	jobs    jobConfig    // export jobs (jobs.go)
 }
 
 // New returns a Service.

@@ -48,11 +48,12 @@ func (s *Store) DeleteExport(ctx context.Context, tenant, exportID string) error
 }
 
 // DeleteExportsBefore drops the pieces of every tenant's exports created
-// before t.
+// before t; the files of export jobs stay until their job expires.
 func (s *Store) DeleteExportsBefore(ctx context.Context, t time.Time) (int64, error) {
 	var n int64
 	err := s.tx(ctx, "*", func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `DELETE FROM reporting.export_blobs WHERE created_at < $1`, t)
+		tag, err := tx.Exec(ctx, `DELETE FROM reporting.export_blobs b WHERE created_at < $1
+			AND NOT EXISTS (SELECT 1 FROM reporting.export_jobs j WHERE j.tenant_id = b.tenant_id AND j.id = b.export_id)`, t)
 		n = tag.RowsAffected()
 		return err
 	})

@@ -15,6 +15,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
+	"github.com/ledgerplatform/ledger/pkg/idem"
 	"github.com/ledgerplatform/ledger/pkg/migrate"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
 	"github.com/ledgerplatform/ledger/services/reporting"
@@ -91,9 +92,14 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	if err := natsx.EnsureStream(ctx, js, ledgerv1.StreamEvents, ledgerv1.EventsFilter); err != nil {
 		return fmt.Errorf("reportingd: %w", err)
 	}
+	if err := natsrpc.EnsureJobStream(ctx, js); err != nil {
+		return fmt.Errorf("reportingd: %w", err)
+	}
 	client := &natsx.Client{NC: nc, Timeout: 30 * time.Second}
 	svc := reporting.New(postgres.New(pool, log), natsrpc.Ledger{Client: client}, natsrpc.Tenants{Client: client}, natsrpc.Periods{Client: client})
 	svc.SetChainVerifier(natsrpc.ChainVerifier{Client: client})
+	svc.SetJobQueue(natsrpc.JobQueue{JS: js, Log: log})
+	keys := idem.PG{Pool: pool, Schema: "reporting"}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -102,14 +108,46 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 		return fmt.Errorf("reportingd: %w", err)
 	}
 	defer func() { cancel(); <-consumerDone }()
+	workersDone, err := natsrpc.ConsumeExportJobs(ctx, js, svc, log, natsrpc.WorkerConfig{})
+	if err != nil {
+		return fmt.Errorf("reportingd: %w", err)
+	}
+	defer func() { cancel(); <-workersDone }()
+	sweepDone := make(chan struct{})
+	go func() { defer close(sweepDone); sweep(ctx, svc, keys, log) }()
+	defer func() { cancel(); <-sweepDone }()
 
 	srv, err := natsx.NewServer(nc, natsx.ServerConfig{Name: "reporting", Logger: log})
 	if err != nil {
 		return fmt.Errorf("reportingd: %w", err)
 	}
-	if err := natsrpc.Register(srv, svc); err != nil {
+	if err := natsrpc.Register(srv, svc, keys); err != nil {
 		_ = srv.Stop()
 		return fmt.Errorf("reportingd: %w", err)
 	}
 	return srv.Serve(ctx, deps.Ready)
+}
+
+// sweep drops expired export jobs and Idempotency-Key records and queues
+// again the jobs whose command was lost, at start and then every minute.
+func sweep(ctx context.Context, svc *reporting.Service, keys idem.PG, log *slog.Logger) {
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	for {
+		if dropped, requeued, err := svc.SweepJobs(ctx); err != nil {
+			if ctx.Err() == nil {
+				log.Warn("export job sweep failed", "err", err)
+			}
+		} else if dropped > 0 || requeued > 0 {
+			log.Info("export job sweep", "dropped", dropped, "requeued", requeued)
+		}
+		if _, err := keys.Prune(ctx, time.Now().Add(-24*time.Hour)); err != nil && ctx.Err() == nil {
+			log.Warn("pruning idempotency keys failed", "err", err)
+		}
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return
+		}
+	}
 }
