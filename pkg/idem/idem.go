@@ -40,6 +40,10 @@ import (
 	"github.com/ledgerplatform/ledger/pkg/natsx"
 )
 
+// KeepFor is how long first answers are kept; clients are promised at
+// least 7 days (DESIGN rule 5), every service prunes after this.
+const KeepFor = 30 * 24 * time.Hour
+
 // Record is a stored first answer.
 type Record struct {
 	Hash   string

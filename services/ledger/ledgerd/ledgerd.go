@@ -16,6 +16,7 @@ import (
 
 	"github.com/ledgerplatform/ledger/contracts/identityv1"
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
+	"github.com/ledgerplatform/ledger/pkg/idem"
 	"github.com/ledgerplatform/ledger/pkg/migrate"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
 	"github.com/ledgerplatform/ledger/pkg/outbox"
@@ -136,16 +137,12 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	return srv.Serve(ctx, deps.Ready)
 }
 
-// IdempotencyKeyTTL is how long the first answer to an idempotent request
-// is kept; clients are promised at least 7 days.
-const IdempotencyKeyTTL = 30 * 24 * time.Hour
-
 // pruneIdempotencyKeys drops expired keys once an hour.
 func pruneIdempotencyKeys(ctx context.Context, store *postgres.Store, log *slog.Logger) {
 	t := time.NewTicker(time.Hour)
 	defer t.Stop()
 	for {
-		if n, err := store.PruneIdempotencyKeys(ctx, time.Now().Add(-IdempotencyKeyTTL)); err != nil && ctx.Err() == nil {
+		if n, err := store.PruneIdempotencyKeys(ctx, time.Now().Add(-idem.KeepFor)); err != nil && ctx.Err() == nil {
 			log.Warn("pruning idempotency keys failed", "err", err)
 		} else if n > 0 {
 			log.Info("pruned idempotency keys", "count", n)

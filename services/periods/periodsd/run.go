@@ -133,8 +133,7 @@ func prune(ctx context.Context, svc *periods.Service, keys idem.PG, log *slog.Lo
 		} else if n > 0 {
 			log.Info("pruned consumed event ids", "count", n)
 		}
-		// Idempotency keys are promised for at least 7 days.
-		if n, err := keys.Prune(ctx, time.Now().Add(-30*24*time.Hour)); err != nil && ctx.Err() == nil {
+		if n, err := keys.Prune(ctx, time.Now().Add(-idem.KeepFor)); err != nil && ctx.Err() == nil {
 			log.Warn("pruning idempotency keys failed", "err", err)
 		} else if n > 0 {
 			log.Info("pruned idempotency keys", "count", n)

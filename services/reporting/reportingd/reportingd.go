@@ -141,7 +141,7 @@ func sweep(ctx context.Context, svc *reporting.Service, keys idem.PG, log *slog.
 		} else if dropped > 0 || requeued > 0 {
 			log.Info("export job sweep", "dropped", dropped, "requeued", requeued)
 		}
-		if _, err := keys.Prune(ctx, time.Now().Add(-24*time.Hour)); err != nil && ctx.Err() == nil {
+		if _, err := keys.Prune(ctx, time.Now().Add(-idem.KeepFor)); err != nil && ctx.Err() == nil {
 			log.Warn("pruning idempotency keys failed", "err", err)
 		}
 		select {
