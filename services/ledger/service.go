@@ -16,7 +16,6 @@ type Store interface {
 	ChartStore
 	DocumentStore
 	ReviewStore
-	IdemStore
 }
 
 // TenantStore seeds a tenant's chart and journal head once.
@@ -36,8 +35,6 @@ type Service struct {
 	store Store
 	seed  Seed
 	now   func() time.Time
-
-	flight inflight
 
 	mu     sync.Mutex
 	seeded map[string]bool

@@ -102,8 +102,7 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 			return fmt.Errorf("ledgerd: %w", err)
 		}
 	}
-	store := postgres.New(pool, log)
-	svc := ledger.New(store, Seed)
+	svc := ledger.New(postgres.New(pool, log), Seed)
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -111,7 +110,7 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	relayDone := make(chan struct{})
 	go func() { defer close(relayDone); _ = relay.Run(ctx) }()
 	defer func() { cancel(); <-relayDone }()
-	go pruneIdempotencyKeys(ctx, store, log)
+	go pruneIdempotencyKeys(ctx, idem.PG{Pool: pool, Schema: "ledger"}, log)
 
 	// New tenants get their chart as soon as identity announces them.
 	err = natsx.Consume(ctx, js, identityv1.StreamEvents, "ledger-tenants", identityv1.EventTenantCreated, log,
@@ -130,7 +129,7 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	if err != nil {
 		return fmt.Errorf("ledgerd: %w", err)
 	}
-	if err := natsrpc.Register(srv, svc); err != nil {
+	if err := natsrpc.Register(srv, svc, idem.PG{Pool: pool, Schema: "ledger"}); err != nil {
 		_ = srv.Stop()
 		return fmt.Errorf("ledgerd: %w", err)
 	}
@@ -138,11 +137,11 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 }
 
 // pruneIdempotencyKeys drops expired keys once an hour.
-func pruneIdempotencyKeys(ctx context.Context, store *postgres.Store, log *slog.Logger) {
+func pruneIdempotencyKeys(ctx context.Context, keys idem.PG, log *slog.Logger) {
 	t := time.NewTicker(time.Hour)
 	defer t.Stop()
 	for {
-		if n, err := store.PruneIdempotencyKeys(ctx, time.Now().Add(-idem.KeepFor)); err != nil && ctx.Err() == nil {
+		if n, err := keys.Prune(ctx, time.Now().Add(-idem.KeepFor)); err != nil && ctx.Err() == nil {
 			log.Warn("pruning idempotency keys failed", "err", err)
 		} else if n > 0 {
 			log.Info("pruned idempotency keys", "count", n)

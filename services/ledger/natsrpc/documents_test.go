@@ -21,6 +21,7 @@ import (
 	"github.com/ledgerplatform/ledger/pkg/auth"
 	"github.com/ledgerplatform/ledger/pkg/db"
 	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/idem"
 	"github.com/ledgerplatform/ledger/pkg/money"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
 	"github.com/ledgerplatform/ledger/pkg/testkit"
@@ -66,7 +67,7 @@ func newDRHarness(t *testing.T) *drHarness {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = srv.Stop() })
-	if err := natsrpc.Register(srv, svc); err != nil {
+	if err := natsrpc.Register(srv, svc, idem.PG{Pool: pool, Schema: "ledger"}); err != nil {
 		t.Fatal(err)
 	}
 	h := &drHarness{client: &natsx.Client{NC: nc, Timeout: 20 * time.Second}}

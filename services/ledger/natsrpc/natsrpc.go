@@ -11,18 +11,21 @@ import (
 
 	"github.com/ledgerplatform/ledger/pkg/auth"
 	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/idem"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
 	"github.com/ledgerplatform/ledger/services/ledger"
 )
 
-// Register serves every ledger subject on s.
-func Register(s *natsx.Server, svc *ledger.Service) error {
-	for _, reg := range []func(*natsx.Server, *ledger.Service) error{registerJournal, registerChart, registerDocuments, registerReview} {
+// Register serves every ledger subject on s. keys stores the first answers
+// of requests that are not postings (postings keep theirs in the posting
+// transaction); nil disables Idempotency-Key for those.
+func Register(s *natsx.Server, svc *ledger.Service, keys idem.Store) error {
+	for _, reg := range []func(*natsx.Server, *ledger.Service) error{registerJournal, registerChart, registerDocuments} {
 		if err := reg(s, svc); err != nil {
 			return err
 		}
 	}
-	return nil
+	return registerReview(s, svc, keys)
 }
 
 // handler adapts a function of the request and the caller's claims to a

@@ -6,13 +6,16 @@ import (
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
 	"github.com/ledgerplatform/ledger/pkg/auth"
 	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/idem"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
 	"github.com/ledgerplatform/ledger/services/ledger"
 )
 
 // registerReview serves the review queue (path parameter id) and the
 // internal command that adds items to it.
-func registerReview(s *natsx.Server, svc *ledger.Service) error {
+// Applying an instruction twice would change the draft twice, so adjust
+// answers a retry with the same Idempotency-Key with its first answer (keys).
+func registerReview(s *natsx.Server, svc *ledger.Service, keys idem.Store) error {
 	h := map[string]func(context.Context, *auth.Claims, *natsx.Request) (any, error){
 		ledgerv1.SubjectReviewList: func(ctx context.Context, c *auth.Claims, r *natsx.Request) (any, error) {
 			f := ledger.ReviewFilter{Status: r.Query.Get("status")}
@@ -59,16 +62,7 @@ func registerReview(s *natsx.Server, svc *ledger.Service) error {
 			if err := natsx.Decode(r.Body, &body); err != nil {
 				return nil, err
 			}
-			// Applying an instruction twice would change the draft twice, so
-			// a retried adjust with the same key replays the first answer.
-			req := request(ctx, c, r, "review_queue")
-			v, replay, err := svc.Once(ctx, req, "adjust:"+r.Param("id"), 200, func() (any, error) {
-				return svc.AdjustReview(ctx, req, r.Param("id"), body.Instruction)
-			})
-			if err != nil {
-				return nil, err
-			}
-			return replayOr(replay, v, 200), nil
+			return svc.AdjustReview(ctx, request(ctx, c, r, "review_queue"), r.Param("id"), body.Instruction)
 		},
 		ledgerv1.SubjectReviewConfirm: func(ctx context.Context, c *auth.Claims, r *natsx.Request) (any, error) {
 			var body struct {
@@ -120,7 +114,11 @@ func registerReview(s *natsx.Server, svc *ledger.Service) error {
 		},
 	}
 	for subject, f := range h {
-		if err := s.Handle(subject, handler(f)); err != nil {
+		e := handler(f)
+		if subject == ledgerv1.SubjectReviewAdjust && keys != nil {
+			e = idem.Middleware(keys, subject)(e)
+		}
+		if err := s.Handle(subject, e); err != nil {
 			return err
 		}
 	}

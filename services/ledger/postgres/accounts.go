@@ -347,31 +347,3 @@ func idemSave(ctx context.Context, tx pgx.Tx, tenant string, idem ledger.IdemReq
 		tenant, idem.Scope, idem.Key, idem.Hash, status, body)
 	return err
 }
-
-// IdemLookup implements ledger.IdemStore.
-func (s *Store) IdemLookup(ctx context.Context, tenant string, idem ledger.IdemRequest) (*ledger.IdemRecord, error) {
-	return s.idemReplay(ctx, tenant, idem)
-}
-
-// IdemSave implements ledger.IdemStore.
-func (s *Store) IdemSave(ctx context.Context, tenant string, idem ledger.IdemRequest, status int, response any) error {
-	err := s.tx(ctx, tenant, func(tx pgx.Tx) error {
-		if rec, err := idemLookup(ctx, tx, tenant, idem); err != nil || rec != nil {
-			return err
-		}
-		return idemSave(ctx, tx, tenant, idem, status, response)
-	})
-	return errs.Wrap("ledger.IdemSave", err)
-}
-
-// PruneIdempotencyKeys forgets keys stored before the given time, for all
-// tenants. Keys are promised to clients for at least 7 days.
-func (s *Store) PruneIdempotencyKeys(ctx context.Context, before time.Time) (int64, error) {
-	var n int64
-	err := s.tx(ctx, "*", func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, "DELETE FROM ledger.idempotency_keys WHERE created_at < $1", before)
-		n = tag.RowsAffected()
-		return err
-	})
-	return n, errs.Wrap("ledger.PruneIdempotencyKeys", err)
-}

@@ -19,6 +19,7 @@ import (
 	"github.com/ledgerplatform/ledger/pkg/auth"
 	"github.com/ledgerplatform/ledger/pkg/db"
 	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/idem"
 	"github.com/ledgerplatform/ledger/pkg/money"
 	"github.com/ledgerplatform/ledger/pkg/testkit"
 	"github.com/ledgerplatform/ledger/services/ledger"
@@ -544,7 +545,7 @@ func TestPruneIdempotencyKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	n, err := postgres.New(pool, slog.New(slog.NewTextHandler(io.Discard, nil))).PruneIdempotencyKeys(ctx, time.Now().Add(-30*24*time.Hour))
+	n, err := idem.PG{Pool: pool, Schema: "ledger"}.Prune(ctx, time.Now().Add(-30*24*time.Hour))
 	if err != nil || n != 1 {
 		t.Fatalf("pruned %d, %v; want 1", n, err)
 	}
