@@ -10,10 +10,8 @@
 //	    id           uuid NOT NULL UNIQUE,
 //	    subject      text NOT NULL,
 //	    payload      bytea NOT NULL,
-//	    created_at   timestamptz NOT NULL DEFAULT now(),
-//	    published_at timestamptz
+//	    created_at   timestamptz NOT NULL DEFAULT now()
 //	);
-//	CREATE INDEX outbox_pending ON outbox (seq) WHERE published_at IS NULL;
 //
 // Rows are deleted once JetStream acknowledged them, so the table holds
 // only what is still to be published.
@@ -177,7 +175,7 @@ func (r *Relay) drain(ctx context.Context) (int, error) {
 		if err := tx.QueryRow(ctx, "SELECT pg_try_advisory_xact_lock(hashtext($1))", channel(r.Schema)).Scan(&got); err != nil || !got {
 			return err
 		}
-		rows, err := tx.Query(ctx, "SELECT seq, id::text, subject, payload FROM "+t+" WHERE published_at IS NULL ORDER BY seq LIMIT $1", batchSize)
+		rows, err := tx.Query(ctx, "SELECT seq, id::text, subject, payload FROM "+t+" ORDER BY seq LIMIT $1", batchSize)
 		if err != nil {
 			return err
 		}
