@@ -124,7 +124,10 @@ func consume(ctx context.Context, js jetstream.JetStream, spec consumerSpec, log
 		Durable:       spec.durable,
 		FilterSubject: spec.filter,
 		AckPolicy:     jetstream.AckExplicitPolicy,
-		AckWait:       30 * time.Second,
+		// A batch is one short transaction, so a short AckWait is safe. It
+		// bounds how long an event delivered to a pull request of an
+		// instance that just stopped waits before another instance gets it.
+		AckWait:       5 * time.Second,
 		MaxDeliver:    -1,
 		DeliverPolicy: jetstream.DeliverAllPolicy,
 		MaxAckPending: spec.maxAckPending,
@@ -141,7 +144,7 @@ func consume(ctx context.Context, js jetstream.JetStream, spec consumerSpec, log
 		case <-ctx.Done():
 			_ = m.Nak()
 		}
-	}, jetstream.PullMaxMessages(max(spec.batch, 2)))
+	}, jetstream.PullMaxMessages(max(spec.batch, 2)), jetstream.PullExpiry(5*time.Second))
 	if err != nil {
 		return fmt.Errorf("natsrpc.consume %s/%s: %w", spec.stream, spec.durable, err)
 	}
