@@ -104,6 +104,31 @@ func Retryable(err error) bool {
 	return false
 }
 
+// Isolation levels services choose per call.
+var (
+	ReadCommitted  = pgx.TxOptions{}
+	RepeatableRead = pgx.TxOptions{IsoLevel: pgx.RepeatableRead}
+	Serializable   = pgx.TxOptions{IsoLevel: pgx.Serializable}
+	ReadOnly       = pgx.TxOptions{AccessMode: pgx.ReadOnly}
+	// Snapshot reads many tables as of one moment without writing.
+	Snapshot = pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
+)
+
+// AllTenants is the tenant of system paths that span tenants (consumers,
+// pruning); row-level security lets them see every row.
+const AllTenants = "*"
+
+// InTenant is WithTx with the tenant set for row-level security before fn
+// runs: the one way a service opens a transaction on its schema.
+func InTenant(ctx context.Context, b Beginner, tenantID string, opts pgx.TxOptions, fn func(pgx.Tx) error) error {
+	return WithTx(ctx, b, opts, func(tx pgx.Tx) error {
+		if err := SetTenant(ctx, tx, tenantID); err != nil {
+			return err
+		}
+		return fn(tx)
+	})
+}
+
 // SetTenant makes the tenant visible to row-level security policies for the
 // rest of the transaction. "*" is used by system paths that span tenants.
 func SetTenant(ctx context.Context, tx pgx.Tx, tenantID string) error {

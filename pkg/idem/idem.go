@@ -66,12 +66,15 @@ func Middleware(s Store, op string) endpoint.Middleware {
 		return func(ctx context.Context, request any) (any, error) {
 			key := natsx.IdempotencyKey(ctx)
 			c := auth.FromContext(ctx)
-			r, ok := request.(*natsx.Request)
-			if key == "" || c == nil || c.TenantID == "" || !ok {
+			r := natsx.RequestFrom(ctx)
+			if r == nil {
+				r, _ = request.(*natsx.Request)
+			}
+			if key == "" || c == nil || c.TenantID == "" || r == nil {
 				return next(ctx, request)
 			}
 			scope := c.Actor()
-			hash := requestHash(op, r)
+			hash := Hash(op, r)
 			id := [3]string{c.TenantID, scope, key}
 			mu.Lock()
 			if running[id] {
@@ -118,7 +121,9 @@ func Middleware(s Store, op string) endpoint.Middleware {
 	}
 }
 
-func requestHash(op string, r *natsx.Request) string {
+// Hash identifies a request for idempotency: the operation, its
+// parameters and its body.
+func Hash(op string, r *natsx.Request) string {
 	h := sha256.New()
 	for _, part := range []string{op, r.Params.Encode(), r.Query.Encode(), string(r.Body)} {
 		fmt.Fprintf(h, "%d:%s", len(part), part)
@@ -126,53 +131,62 @@ func requestHash(op string, r *natsx.Request) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// PG stores records in a schema's idempotency_keys table.
+// Lookup returns the record stored under key in tx, or nil. A caller that
+// writes its effect in the same transaction (a posting) uses Lookup and
+// Save directly, so the answer and the effect commit together.
+func Lookup(ctx context.Context, tx pgx.Tx, schema, tenant, scope, key string) (*Record, error) {
+	var rec Record
+	err := tx.QueryRow(ctx, "SELECT request_hash, status, response FROM "+table(schema)+" WHERE tenant_id = $1 AND scope = $2 AND key = $3",
+		tenant, scope, key).Scan(&rec.Hash, &rec.Status, &rec.Body)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("idem.Lookup: %w", err)
+	}
+	return &rec, nil
+}
+
+// Save stores r under key in tx; an existing record stays as it is.
+func Save(ctx context.Context, tx pgx.Tx, schema, tenant, scope, key string, r Record) error {
+	_, err := tx.Exec(ctx, "INSERT INTO "+table(schema)+" (tenant_id, scope, key, request_hash, status, response) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING",
+		tenant, scope, key, r.Hash, r.Status, r.Body)
+	if err != nil {
+		return fmt.Errorf("idem.Save: %w", err)
+	}
+	return nil
+}
+
+func table(schema string) string { return pgx.Identifier{schema, "idempotency_keys"}.Sanitize() }
+
+// PG is the Store of a schema's idempotency_keys table for the middleware:
+// each call its own transaction.
 type PG struct {
 	Pool   *pgxpool.Pool
 	Schema string
 }
 
-func (p PG) table() string { return pgx.Identifier{p.Schema, "idempotency_keys"}.Sanitize() }
-
 // Lookup implements Store.
-func (p PG) Lookup(ctx context.Context, tenant, scope, key string) (*Record, error) {
-	var rec Record
-	err := db.WithTx(ctx, p.Pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		if err := db.SetTenant(ctx, tx, tenant); err != nil {
-			return err
-		}
-		return tx.QueryRow(ctx, "SELECT request_hash, status, response FROM "+p.table()+" WHERE tenant_id = $1 AND scope = $2 AND key = $3",
-			tenant, scope, key).Scan(&rec.Hash, &rec.Status, &rec.Body)
+func (p PG) Lookup(ctx context.Context, tenant, scope, key string) (rec *Record, err error) {
+	err = db.InTenant(ctx, p.Pool, tenant, db.ReadOnly, func(tx pgx.Tx) error {
+		rec, err = Lookup(ctx, tx, p.Schema, tenant, scope, key)
+		return err
 	})
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &rec, nil
+	return rec, err
 }
 
 // Save implements Store.
 func (p PG) Save(ctx context.Context, tenant, scope, key string, r Record) error {
-	return db.WithTx(ctx, p.Pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
-		if err := db.SetTenant(ctx, tx, tenant); err != nil {
-			return err
-		}
-		_, err := tx.Exec(ctx, "INSERT INTO "+p.table()+" (tenant_id, scope, key, request_hash, status, response) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING",
-			tenant, scope, key, r.Hash, r.Status, r.Body)
-		return err
+	return db.InTenant(ctx, p.Pool, tenant, db.ReadCommitted, func(tx pgx.Tx) error {
+		return Save(ctx, tx, p.Schema, tenant, scope, key, r)
 	})
 }
 
 // Prune forgets records stored before the given time, for all tenants.
 func (p PG) Prune(ctx context.Context, before time.Time) (int64, error) {
 	var n int64
-	err := db.WithTx(ctx, p.Pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
-		if err := db.SetTenant(ctx, tx, "*"); err != nil {
-			return err
-		}
-		tag, err := tx.Exec(ctx, "DELETE FROM "+p.table()+" WHERE created_at < $1", before)
+	err := db.InTenant(ctx, p.Pool, db.AllTenants, db.ReadCommitted, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, "DELETE FROM "+table(p.Schema)+" WHERE created_at < $1", before)
 		n = tag.RowsAffected()
 		return err
 	})

@@ -1,24 +1,21 @@
-package idem
+package idem_test
 
 import (
 	"context"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/ledgerplatform/ledger/pkg/idem"
 	"github.com/ledgerplatform/ledger/pkg/migrate"
 	"github.com/ledgerplatform/ledger/pkg/testkit"
 )
 
-var testSet = migrate.Set{Schema: "idemtest", FS: fstest.MapFS{"0001_keys.sql": {Data: []byte(`
-CREATE TABLE idempotency_keys (
-    tenant_id uuid NOT NULL, scope text NOT NULL, key text NOT NULL, request_hash text NOT NULL,
-    status int NOT NULL, response json NOT NULL, created_at timestamptz NOT NULL DEFAULT now(),
-    PRIMARY KEY (tenant_id, scope, key));`)}}}
+// The table comes from the shared migration every service schema uses.
+var testSet = migrate.Set{Schema: "idemtest", Role: "idemtest_svc", Idempotency: true}
 
 func TestPG(t *testing.T) {
 	t.Parallel()
@@ -28,17 +25,17 @@ func TestPG(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	s := PG{Pool: pool, Schema: "idemtest"}
+	s := idem.PG{Pool: pool, Schema: "idemtest"}
 	a, b := uuid.NewString(), uuid.NewString()
 	if rec, err := s.Lookup(ctx, a, "key:1", "k"); err != nil || rec != nil {
 		t.Fatalf("empty lookup: %v %v", rec, err)
 	}
-	want := Record{Hash: "h", Status: 201, Body: []byte(`{"z":1,"a":2}`)}
+	want := idem.Record{Hash: "h", Status: 201, Body: []byte(`{"z":1,"a":2}`)}
 	if err := s.Save(ctx, a, "key:1", "k", want); err != nil {
 		t.Fatal(err)
 	}
 	// A second save keeps the first answer.
-	if err := s.Save(ctx, a, "key:1", "k", Record{Hash: "other", Status: 200, Body: []byte(`{}`)}); err != nil {
+	if err := s.Save(ctx, a, "key:1", "k", idem.Record{Hash: "other", Status: 200, Body: []byte(`{}`)}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := s.Lookup(ctx, a, "key:1", "k")

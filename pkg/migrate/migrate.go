@@ -1,10 +1,18 @@
 // Package migrate applies a service's embedded SQL migrations to its own
 // schema. Files are named NNNN_description.sql and applied in order, each in
 // its own transaction, under an advisory lock so replicas can start together.
+//
+// What every service schema holds the same way is written once, in
+// shared/, and applied before the service's own files (recorded with
+// negative versions): the service role and the row-level-security function
+// enable_tenant_rls, and on request the outbox, idempotency_keys and
+// processed_events tables. Shared files read the schema and role from the
+// settings migrate.schema and migrate.role.
 package migrate
 
 import (
 	"context"
+	"embed"
 	"fmt"
 	"hash/fnv"
 	"io/fs"
@@ -22,7 +30,42 @@ import (
 // Set is one service's migrations.
 type Set struct {
 	Schema string // e.g. "identity"
-	FS     fs.FS  // holds *.sql at its root
+	// Role is the database role the service runs as; the shared base
+	// creates it. Empty for a set without the shared files.
+	Role string
+	FS   fs.FS // holds *.sql at its root
+	// Shared tables the schema holds, from shared/.
+	Outbox, Idempotency, Inbox bool
+}
+
+//go:embed shared/*.sql
+var sharedFS embed.FS
+
+// shared returns the shared files the set uses, with versions from -99 up,
+// so they sort before the service's own in the order of their names.
+func (s Set) shared() ([]file, error) {
+	if s.Role == "" {
+		return nil, nil
+	}
+	use := map[string]bool{"1_base.sql": true, "2_outbox.sql": s.Outbox, "3_idempotency.sql": s.Idempotency, "4_inbox.sql": s.Inbox}
+	entries, err := fs.ReadDir(sharedFS, "shared")
+	if err != nil {
+		return nil, err
+	}
+	var out []file
+	for _, e := range entries {
+		if !use[e.Name()] {
+			continue
+		}
+		n, _, _ := strings.Cut(e.Name(), "_")
+		v, _ := strconv.Atoi(n)
+		b, err := fs.ReadFile(sharedFS, "shared/"+e.Name())
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, file{v - 100, "shared/" + e.Name(), string(b)})
+	}
+	return out, nil
 }
 
 type file struct {
@@ -32,11 +75,14 @@ type file struct {
 }
 
 func (s Set) files() ([]file, error) {
+	out, err := s.shared()
+	if err != nil || s.FS == nil {
+		return out, err
+	}
 	entries, err := fs.ReadDir(s.FS, ".")
 	if err != nil {
 		return nil, err
 	}
-	var out []file
 	for _, e := range entries {
 		if e.IsDir() || path.Ext(e.Name()) != ".sql" {
 			continue
@@ -107,6 +153,9 @@ func up(ctx context.Context, pool *pgxpool.Pool, s Set) error {
 		}
 		err := db.WithTx(ctx, conn, pgx.TxOptions{}, func(tx pgx.Tx) error {
 			if _, err := tx.Exec(ctx, "SET LOCAL search_path TO "+schema+", public"); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, "SELECT set_config('migrate.schema', $1, true), set_config('migrate.role', $2, true)", s.Schema, s.Role); err != nil {
 				return err
 			}
 			if _, err := tx.Exec(ctx, f.sql); err != nil {

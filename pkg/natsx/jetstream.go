@@ -4,63 +4,246 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"log/slog"
+	"strconv"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// EnsureStream creates or updates a file-backed stream.
+// Stream is a JetStream stream a service owns: only its owner creates or
+// updates it, consumers of other services only attach to it.
+type Stream struct {
+	Name     string
+	Subjects []string
+	// WorkQueue streams keep a message until one consumer acknowledged it.
+	WorkQueue bool
+}
+
+// EnsureStream creates or updates the file-backed stream name.
 func EnsureStream(ctx context.Context, js jetstream.JetStream, name string, subjects ...string) error {
-	_, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
-		Name:       name,
-		Subjects:   subjects,
+	return Stream{Name: name, Subjects: subjects}.Ensure(ctx, js)
+}
+
+// Ensure creates or updates the stream, file-backed.
+func (s Stream) Ensure(ctx context.Context, js jetstream.JetStream) error {
+	cfg := jetstream.StreamConfig{
+		Name:       s.Name,
+		Subjects:   s.Subjects,
 		Storage:    jetstream.FileStorage,
 		Retention:  jetstream.LimitsPolicy,
 		MaxAge:     30 * 24 * time.Hour,
 		Duplicates: 10 * time.Minute,
-	})
-	if err != nil {
-		return fmt.Errorf("natsx.EnsureStream %s: %w", name, err)
+	}
+	if s.WorkQueue {
+		cfg.Retention = jetstream.WorkQueuePolicy
+		cfg.MaxAge = 0
+	}
+	if _, err := js.CreateOrUpdateStream(ctx, cfg); err != nil {
+		return fmt.Errorf("natsx.EnsureStream %s: %w", s.Name, err)
 	}
 	return nil
 }
 
-// MsgHandler processes one JetStream message. Returning nil acknowledges it;
-// an error asks for redelivery after a delay. Handlers must be idempotent.
+// ErrPoison marks an event that can never be handled (undecodable,
+// invalid). A batch failing with it is retried one message at a time, and
+// a single poisoned message is terminated instead of redelivered for ever.
+var ErrPoison = errors.New("poisoned event")
+
+// BatchHandler handles a batch of messages. Returning nil acknowledges them
+// all; an error asks for the redelivery of all of them. Handlers must be
+// idempotent: a message can arrive more than once (see EventID).
+type BatchHandler func(ctx context.Context, msgs []jetstream.Msg) error
+
+// MsgHandler handles one message; see Each.
 type MsgHandler func(ctx context.Context, msg jetstream.Msg) error
 
-// Consume runs a durable consumer until ctx ends.
-func Consume(ctx context.Context, js jetstream.JetStream, stream, durable, filter string, log *slog.Logger, h MsgHandler) error {
-	cons, err := js.CreateOrUpdateConsumer(ctx, stream, jetstream.ConsumerConfig{
-		Durable:       durable,
-		FilterSubject: filter,
+// Each handles a batch one message at a time with h.
+func Each(h MsgHandler) BatchHandler {
+	return func(ctx context.Context, msgs []jetstream.Msg) error {
+		for _, m := range msgs {
+			if err := h(ctx, m); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// Consumer is a durable consumer of a stream, handled in batches.
+type Consumer struct {
+	Stream, Durable, Filter string
+	// Batch bounds the messages handed to Handle at once: whatever has
+	// arrived when the previous batch is done, so a quiet stream is handled
+	// message by message without delay and a busy one in large
+	// transactions. Default 1, which also keeps stream order.
+	Batch int
+	// Workers handle batches in parallel, default 1. With Key set, the
+	// messages of one key always go to the same worker, in stream order.
+	Workers int
+	Key     func(jetstream.Msg) string
+	// AckWait bounds how long a message delivered to an instance that
+	// stopped waits before another gets it; a long batch is kept alive
+	// with progress signals. Default 30s.
+	AckWait       time.Duration
+	MaxAckPending int           // default 4 × Batch × Workers
+	RetryDelay    time.Duration // before a failed batch is redelivered; default 1s
+	Handle        BatchHandler
+}
+
+// Consume runs c until ctx ends; the returned channel is closed once the
+// consumer has stopped and every message it held went back to the stream.
+func Consume(ctx context.Context, js jetstream.JetStream, c Consumer, log *slog.Logger) (<-chan struct{}, error) {
+	c.Batch, c.Workers = max(c.Batch, 1), max(c.Workers, 1)
+	if c.AckWait <= 0 {
+		c.AckWait = 30 * time.Second
+	}
+	if c.MaxAckPending <= 0 {
+		c.MaxAckPending = 4 * c.Batch * c.Workers
+	}
+	if c.RetryDelay <= 0 {
+		c.RetryDelay = time.Second
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	cons, err := js.CreateOrUpdateConsumer(ctx, c.Stream, jetstream.ConsumerConfig{
+		Durable:       c.Durable,
+		FilterSubject: c.Filter,
 		AckPolicy:     jetstream.AckExplicitPolicy,
-		AckWait:       30 * time.Second,
+		AckWait:       c.AckWait,
 		MaxDeliver:    -1,
 		DeliverPolicy: jetstream.DeliverAllPolicy,
+		MaxAckPending: c.MaxAckPending,
 	})
 	if err != nil {
-		return fmt.Errorf("natsx.Consume %s/%s: %w", stream, durable, err)
+		return nil, fmt.Errorf("natsx.Consume %s/%s: %w", c.Stream, c.Durable, err)
 	}
-	cc, err := cons.Consume(func(msg jetstream.Msg) {
-		if err := h(ctx, msg); err != nil {
-			if !errors.Is(err, context.Canceled) {
-				log.Error("event handling failed; will retry", "stream", stream, "consumer", durable, "subject", msg.Subject(), "err", err)
-			}
-			_ = msg.NakWithDelay(time.Second)
-			return
+	queues := make([]chan jetstream.Msg, c.Workers)
+	for i := range queues {
+		queues[i] = make(chan jetstream.Msg, c.Batch)
+	}
+	// A message that arrives while the consumer stops goes back at once
+	// rather than after AckWait, so a restarted service gets it promptly.
+	cc, err := cons.Consume(func(m jetstream.Msg) {
+		q := queues[0]
+		if c.Key != nil && len(queues) > 1 {
+			h := fnv.New32a()
+			h.Write([]byte(c.Key(m)))
+			q = queues[h.Sum32()%uint32(len(queues))]
 		}
-		if err := msg.Ack(); err != nil {
-			log.Warn("ack failed", "consumer", durable, "err", err)
+		select {
+		case q <- m:
+		case <-ctx.Done():
+			_ = m.Nak()
 		}
-	})
+	}, jetstream.PullMaxMessages(max(c.Batch*c.Workers, 2)), jetstream.PullExpiry(5*time.Second))
 	if err != nil {
-		return fmt.Errorf("natsx.Consume %s/%s: %w", stream, durable, err)
+		return nil, fmt.Errorf("natsx.Consume %s/%s: %w", c.Stream, c.Durable, err)
 	}
+	w := &worker{c: c, log: log}
+	var wg sync.WaitGroup
+	for _, q := range queues {
+		wg.Add(1)
+		go func() { defer wg.Done(); w.run(ctx, q) }()
+	}
+	done := make(chan struct{})
 	go func() {
+		defer close(done)
 		<-ctx.Done()
 		cc.Stop()
+		wg.Wait()
+		for _, q := range queues {
+			for len(q) > 0 {
+				_ = (<-q).Nak()
+			}
+		}
 	}()
-	return nil
+	return done, nil
+}
+
+type worker struct {
+	c   Consumer
+	log *slog.Logger
+}
+
+func (w *worker) run(ctx context.Context, q chan jetstream.Msg) {
+	for {
+		var first jetstream.Msg
+		select {
+		case <-ctx.Done():
+			return
+		case first = <-q:
+		}
+		msgs := []jetstream.Msg{first}
+	fill:
+		for len(msgs) < w.c.Batch {
+			select {
+			case m := <-q:
+				msgs = append(msgs, m)
+			default:
+				break fill
+			}
+		}
+		w.handle(ctx, msgs)
+	}
+}
+
+// handle runs one batch and settles its messages.
+func (w *worker) handle(ctx context.Context, msgs []jetstream.Msg) {
+	stop := make(chan struct{})
+	go func() {
+		t := time.NewTicker(w.c.AckWait / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				for _, m := range msgs {
+					_ = m.InProgress()
+				}
+			case <-stop:
+				return
+			}
+		}
+	}()
+	err := w.c.Handle(ctx, msgs)
+	close(stop)
+	switch {
+	case err == nil:
+		for _, m := range msgs {
+			if err := m.Ack(); err != nil {
+				w.log.Warn("ack failed", "consumer", w.c.Durable, "err", err)
+			}
+		}
+	case errors.Is(err, ErrPoison) && len(msgs) > 1:
+		// One bad event must not hold the others back.
+		for _, m := range msgs {
+			w.handle(ctx, []jetstream.Msg{m})
+		}
+	case errors.Is(err, ErrPoison):
+		w.log.Error("dropping an event that cannot be handled", "stream", w.c.Stream, "consumer", w.c.Durable, "event", EventID(msgs[0]), "err", err)
+		_ = msgs[0].Term()
+	default:
+		if !errors.Is(err, context.Canceled) {
+			w.log.Error("event handling failed; will retry", "stream", w.c.Stream, "consumer", w.c.Durable, "messages", len(msgs), "err", err)
+		}
+		for _, m := range msgs {
+			_ = m.NakWithDelay(w.c.RetryDelay)
+		}
+	}
+}
+
+// EventID is the message's Nats-Msg-Id (the producer's event id), or its
+// stream position when it has none; both stay the same on redelivery, so a
+// consumer records it to handle each event once.
+func EventID(m jetstream.Msg) string {
+	if id := m.Headers().Get(jetstream.MsgIDHeader); id != "" {
+		return id
+	}
+	if md, err := m.Metadata(); err == nil {
+		return "seq:" + md.Stream + ":" + strconv.FormatUint(md.Sequence.Stream, 10)
+	}
+	return ""
 }

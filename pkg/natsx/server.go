@@ -21,33 +21,37 @@ import (
 	"github.com/ledgerplatform/ledger/pkg/errs"
 )
 
-// Server registers go-kit endpoints as NATS micro endpoints. A micro handler
-// is called one message at a time, so every request is dispatched to its own
-// goroutine, bounded by a semaphore that applies back-pressure when full.
+// Server serves go-kit endpoints as NATS micro endpoints. A micro handler
+// is called one message at a time per subscription, so each route is
+// subscribed Workers times in the service's queue group: requests run
+// concurrently, and each reply goes through micro's own Respond, so its
+// statistics (requests, errors, processing time) count every request.
 type Server struct {
 	svc     micro.Service
 	nc      *nats.Conn
 	name    string
-	sem     chan struct{}
+	workers int
 	wg      sync.WaitGroup
 	log     *slog.Logger
 	timeout time.Duration
-	base    context.Context
+	metrics *Metrics
 }
 
 // ServerConfig configures a Server.
 type ServerConfig struct {
-	Name          string // service name, also the queue group
-	Version       string
-	MaxConcurrent int           // in-flight requests; default 256
-	Timeout       time.Duration // used when a request carries no deadline; default 30s
-	Logger        *slog.Logger
+	Name    string // service name, also the queue group
+	Version string
+	// Workers is how many requests of one subject an instance handles at
+	// once; default 32.
+	Workers int
+	Timeout time.Duration // used when a request carries no deadline; default 30s
+	Logger  *slog.Logger
 }
 
 // NewServer registers a micro service on nc.
 func NewServer(nc *nats.Conn, cfg ServerConfig) (*Server, error) {
-	if cfg.MaxConcurrent <= 0 {
-		cfg.MaxConcurrent = 256
+	if cfg.Workers <= 0 {
+		cfg.Workers = 32
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 30 * time.Second
@@ -58,59 +62,110 @@ func NewServer(nc *nats.Conn, cfg ServerConfig) (*Server, error) {
 	if cfg.Version == "" {
 		cfg.Version = "1.0.0"
 	}
-	svc, err := micro.AddService(nc, micro.Config{Name: cfg.Name, Version: cfg.Version, QueueGroup: cfg.Name})
+	m := newMetrics()
+	svc, err := micro.AddService(nc, micro.Config{Name: cfg.Name, Version: cfg.Version, QueueGroup: cfg.Name, StatsHandler: m.stats})
 	if err != nil {
 		return nil, fmt.Errorf("natsx.NewServer %s: %w", cfg.Name, err)
 	}
-	return &Server{svc: svc, nc: nc, name: cfg.Name, sem: make(chan struct{}, cfg.MaxConcurrent), log: cfg.Logger, timeout: cfg.Timeout, base: context.Background()}, nil
+	return &Server{svc: svc, nc: nc, name: cfg.Name, workers: cfg.Workers, log: cfg.Logger, timeout: cfg.Timeout, metrics: m}, nil
 }
 
-// Handle serves subject with e. The endpoint receives a *Request and returns
-// a *Response or any JSON-encodable value.
+// DecodeFunc turns a NATS request into an endpoint's typed request.
+type DecodeFunc func(ctx context.Context, r *Request) (any, error)
+
+// Route is one line of a service's route table: a subject, how its request
+// is decoded and the endpoint that answers it.
+type Route struct {
+	Subject string
+	// Decode builds the endpoint's request; nil hands it the *Request.
+	Decode   DecodeFunc
+	Endpoint endpoint.Endpoint
+	// Internal routes are called by other services, not through the
+	// gateway, and carry no caller; every other route acts for the tenant
+	// of the caller's claims.
+	Internal bool
+	// Idempotent routes answer a repeated Idempotency-Key with the first
+	// answer.
+	Idempotent bool
+}
+
+// Handle serves subject with an endpoint taking the *Request.
+//
+// Deprecated: services declare route tables served with Mount.
 func (s *Server) Handle(subject string, e endpoint.Endpoint) error {
-	name := strings.NewReplacer(".", "-", "*", "any", ">", "all").Replace(subject)
-	err := s.svc.AddEndpoint(name, micro.HandlerFunc(func(r micro.Request) {
-		s.sem <- struct{}{}
-		s.wg.Add(1)
-		go func() {
-			defer func() { <-s.sem; s.wg.Done() }()
-			s.serve(subject, e, r)
-		}()
-	}), micro.WithEndpointSubject(subject))
-	if err != nil {
-		return fmt.Errorf("natsx.Handle %s: %w", subject, err)
+	return s.Mount(Route{Subject: subject, Endpoint: e})
+}
+
+// Mount serves one route; mw wrap its endpoint, the first outermost.
+func (s *Server) Mount(rt Route, mw ...endpoint.Middleware) error {
+	e := rt.Endpoint
+	for i := len(mw) - 1; i >= 0; i-- {
+		e = mw[i](e)
+	}
+	dec := rt.Decode
+	if dec == nil {
+		dec = func(_ context.Context, r *Request) (any, error) { return r, nil }
+	}
+	base := strings.NewReplacer(".", "-", "*", "any", ">", "all").Replace(rt.Subject)
+	h := micro.HandlerFunc(func(r micro.Request) { s.serve(rt.Subject, dec, e, r) })
+	for i := 0; i < s.workers; i++ {
+		if err := s.svc.AddEndpoint(base+"-"+strconv.Itoa(i), h, micro.WithEndpointSubject(rt.Subject)); err != nil {
+			return fmt.Errorf("natsx.Handle %s: %w", rt.Subject, err)
+		}
 	}
 	return nil
 }
 
-func (s *Server) serve(subject string, e endpoint.Endpoint, r micro.Request) {
+type requestKey struct{}
+
+// RequestFrom returns the raw request an endpoint is serving, for endpoint
+// middleware that needs more than the decoded value (idempotency hashes
+// the whole request).
+func RequestFrom(ctx context.Context) *Request {
+	r, _ := ctx.Value(requestKey{}).(*Request)
+	return r
+}
+
+func (s *Server) serve(subject string, dec DecodeFunc, e endpoint.Endpoint, r micro.Request) {
+	s.wg.Add(1)
+	defer s.wg.Done()
+	start := time.Now()
 	h := nats.Header(r.Headers())
-	ctx, cancel := requestContext(s.base, h, s.timeout)
+	ctx, cancel := requestContext(context.Background(), h, s.timeout)
 	defer cancel()
 	req := &Request{Subject: r.Subject(), Body: r.Data(), ContentType: h.Get(HdrContentType), Header: h, Cursor: h.Get(HdrCursor)}
 	req.Params, _ = url.ParseQuery(h.Get(HdrParams))
 	req.Query, _ = url.ParseQuery(h.Get(HdrQuery))
+	ctx = context.WithValue(ctx, requestKey{}, req)
 
-	resp, err := s.call(ctx, e, req)
-	if err != nil {
-		s.replyError(ctx, subject, r, err)
-		return
+	resp, err := s.call(ctx, dec, e, req)
+	if err == nil {
+		err = s.reply(r, resp)
 	}
-	s.reply(ctx, subject, r, resp)
+	code := ""
+	if err != nil {
+		code = s.replyError(ctx, subject, r, err)
+	}
+	s.metrics.observe(subject, code, time.Since(start))
 }
 
-// call runs the endpoint and turns a panic into an internal error so one bad
-// request cannot take the service down.
-func (s *Server) call(ctx context.Context, e endpoint.Endpoint, req *Request) (resp any, err error) {
+// call decodes and runs the endpoint, turning a panic into an internal
+// error so one bad request cannot take the service down.
+func (s *Server) call(ctx context.Context, dec DecodeFunc, e endpoint.Endpoint, req *Request) (resp any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("panic: %v", p)
 		}
 	}()
-	return e(ctx, req)
+	in, err := dec(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return e(ctx, in)
 }
 
-func (s *Server) reply(ctx context.Context, subject string, r micro.Request, resp any) {
+// reply encodes resp; an error is returned only when nothing was sent.
+func (s *Server) reply(r micro.Request, resp any) error {
 	hdr := micro.Headers{}
 	var body []byte
 	var err error
@@ -135,25 +190,16 @@ func (s *Server) reply(ctx context.Context, subject string, r micro.Request, res
 		body, err = json.Marshal(v)
 	}
 	if err != nil {
-		s.replyError(ctx, subject, r, fmt.Errorf("encode response: %w", err))
-		return
+		return fmt.Errorf("encode response: %w", err)
 	}
-	if err := s.respond(r, nats.Header(hdr), body); err != nil {
-		s.log.Error("respond failed", "subject", subject, "request_id", RequestID(ctx), "err", err)
+	if err := r.Respond(body, micro.WithHeaders(hdr)); err != nil {
+		s.log.Error("respond failed", "service", s.name, "subject", r.Subject(), "err", err)
 	}
+	return nil
 }
 
-// respond publishes the reply itself rather than through r.Respond or
-// r.Error: those record the outcome in r, which micro reads as soon as the
-// handler has returned, while this runs later in the request's goroutine.
-func (s *Server) respond(r micro.Request, hdr nats.Header, body []byte) error {
-	if r.Reply() == "" {
-		return nats.ErrMsgNoReply
-	}
-	return s.nc.PublishMsg(&nats.Msg{Subject: r.Reply(), Header: hdr, Data: body})
-}
-
-func (s *Server) replyError(ctx context.Context, subject string, r micro.Request, err error) {
+// replyError answers err in the one error vocabulary and returns its code.
+func (s *Server) replyError(ctx context.Context, subject string, r micro.Request, err error) string {
 	code, msg, details := errs.Public(err)
 	if errors.Is(err, context.DeadlineExceeded) {
 		code, msg, details = errs.Timeout, "the request timed out", nil
@@ -162,17 +208,37 @@ func (s *Server) replyError(ctx context.Context, subject string, r micro.Request
 		s.log.Error("request failed", "service", s.name, "subject", subject, "request_id", RequestID(ctx), "err", err)
 	}
 	body, _ := json.Marshal(errs.Body{Error: msg, Code: code, Details: details})
-	hdr := nats.Header{micro.ErrorHeader: {msg}, micro.ErrorCodeHeader: {code}}
-	if rerr := s.respond(r, hdr, body); rerr != nil {
-		s.log.Error("respond failed", "subject", subject, "request_id", RequestID(ctx), "err", rerr)
+	if rerr := r.Error(code, msg, body); rerr != nil {
+		s.log.Error("respond failed", "service", s.name, "subject", subject, "request_id", RequestID(ctx), "err", rerr)
 	}
+	return code
 }
 
-// Stop stops taking requests and waits for the ones in flight.
+// Stop stops taking requests, lets the subscriptions drain and waits for
+// the requests in flight.
 func (s *Server) Stop() error {
 	err := s.svc.Stop()
 	s.wg.Wait()
 	return err
+}
+
+// Serve announces readiness once the server's subscriptions are known to
+// the NATS server (they travel asynchronously, so a request sent after
+// ready finds a responder), then blocks until ctx ends and stops.
+func (s *Server) Serve(ctx context.Context, ready func()) error {
+	if err := s.nc.FlushTimeout(10 * time.Second); err != nil {
+		_ = s.Stop()
+		return fmt.Errorf("natsx.Serve %s: flush subscriptions: %w", s.name, err)
+	}
+	if ready != nil {
+		ready()
+	}
+	s.log.Info("serving", "service", s.name)
+	<-ctx.Done()
+	if err := s.Stop(); err != nil {
+		s.log.Warn("stopping the NATS service", "service", s.name, "err", err)
+	}
+	return nil
 }
 
 // Decode strictly decodes a JSON body into v: unknown fields, trailing data
@@ -216,24 +282,4 @@ func jsonIssue(err error) string {
 	}
 	// Errors from UnmarshalJSON methods (money, dates) are written for clients.
 	return strings.TrimPrefix(err.Error(), "json: ")
-}
-
-// Serve announces readiness once the server's subscriptions are known to
-// the NATS server (they travel asynchronously, so a request sent after
-// ready finds a responder), then blocks until ctx ends and stops, waiting
-// for requests in flight.
-func (s *Server) Serve(ctx context.Context, ready func()) error {
-	if err := s.nc.FlushTimeout(10 * time.Second); err != nil {
-		_ = s.Stop()
-		return fmt.Errorf("natsx.Serve %s: flush subscriptions: %w", s.name, err)
-	}
-	if ready != nil {
-		ready()
-	}
-	s.log.Info("serving", "service", s.name)
-	<-ctx.Done()
-	if err := s.Stop(); err != nil {
-		s.log.Warn("stopping the NATS service", "service", s.name, "err", err)
-	}
-	return nil
 }

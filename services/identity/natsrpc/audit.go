@@ -31,7 +31,9 @@ func (h handlers) listAudit(ctx context.Context, r *natsx.Request, c *auth.Claim
 
 // ConsumeAudit stores the gateway's call records until ctx ends.
 func ConsumeAudit(ctx context.Context, js jetstream.JetStream, svc *identity.Service, log *slog.Logger) error {
-	return natsx.Consume(ctx, js, gatewayv1.StreamCalls, AuditConsumer, gatewayv1.CallsFilter, log, AuditHandler(svc, log))
+	_, err := natsx.Consume(ctx, js, natsx.Consumer{Stream: gatewayv1.StreamCalls, Durable: AuditConsumer, Filter: gatewayv1.CallsFilter,
+		Handle: natsx.Each(AuditHandler(svc, log))}, log)
+	return err
 }
 
 // AuditHandler stores a call record, or a batch of them, in one

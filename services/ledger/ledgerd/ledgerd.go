@@ -113,19 +113,19 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	go pruneIdempotencyKeys(ctx, idem.PG{Pool: pool, Schema: "ledger"}, log)
 
 	// New tenants get their chart as soon as identity announces them.
-	err = natsx.Consume(ctx, js, identityv1.StreamEvents, "ledger-tenants", identityv1.EventTenantCreated, log,
-		func(ctx context.Context, msg jetstream.Msg) error {
+	_, err = natsx.Consume(ctx, js, natsx.Consumer{Stream: identityv1.StreamEvents, Durable: "ledger-tenants", Filter: identityv1.EventTenantCreated,
+		Handle: natsx.Each(func(ctx context.Context, msg jetstream.Msg) error {
 			var ev identityv1.TenantEvent
 			if err := json.Unmarshal(msg.Data(), &ev); err != nil || ev.TenantID == "" {
 				log.Error("dropping malformed tenant event", "err", err)
 				return nil
 			}
 			return svc.EnsureTenant(ctx, ev.TenantID)
-		})
+		})}, log)
 	if err != nil {
 		return fmt.Errorf("ledgerd: %w", err)
 	}
-	srv, err := natsx.NewServer(nc, natsx.ServerConfig{Name: "ledger", Logger: log, MaxConcurrent: cfg.MaxConcurrent})
+	srv, err := natsx.NewServer(nc, natsx.ServerConfig{Name: "ledger", Logger: log, Workers: cfg.MaxConcurrent})
 	if err != nil {
 		return fmt.Errorf("ledgerd: %w", err)
 	}

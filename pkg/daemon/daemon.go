@@ -1,0 +1,296 @@
+// Package daemon runs a service declared as data: its name, schema, role
+// and migrations, the streams it owns, and what Build wires on the
+// connections the daemon opened (route table, consumers, background
+// loops). Start-up, readiness, graceful shutdown (drain the requests in
+// flight, then stop consumers, loops and the outbox relay), pruning of
+// idempotency keys and handled events, and request metrics come from here,
+// the same for every service; cmd/<name>/main.go and the all-in-one binary
+// are lists of such declarations.
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/go-kit/kit/endpoint"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/ledgerplatform/ledger/pkg/idem"
+	"github.com/ledgerplatform/ledger/pkg/inbox"
+	"github.com/ledgerplatform/ledger/pkg/migrate"
+	"github.com/ledgerplatform/ledger/pkg/natsx"
+	"github.com/ledgerplatform/ledger/pkg/outbox"
+)
+
+// Service declares one service.
+type Service struct {
+	// Name is the NATS service name and queue group, and the prefix of
+	// its environment variables (LEDGER_DB_MAX_CONNS).
+	Name string
+	// DB is the service's schema: its role, migrations and the shared
+	// tables it holds. A zero DB means the service keeps no state.
+	DB migrate.Set
+	// Streams are the JetStream streams the service owns and publishes
+	// to; it never creates another service's.
+	Streams []natsx.Stream
+	// Build wires the service on the connections Run opened.
+	Build func(ctx context.Context, env Env) (Parts, error)
+}
+
+// Env is what Build gets.
+type Env struct {
+	Pool   *pgxpool.Pool // runs as DB.Role; nil without a schema
+	NC     *nats.Conn
+	JS     jetstream.JetStream
+	Client *natsx.Client // requests to other services
+	Log    *slog.Logger
+	Getenv func(string) string
+}
+
+// Parts is what a service serves.
+type Parts struct {
+	Routes    []natsx.Route
+	Consumers []natsx.Consumer
+	Loops     []Loop
+	// Middleware wraps every endpoint inside the shared ones (tenant,
+	// idempotency), for example to record provenance.
+	Middleware []endpoint.Middleware
+}
+
+// Loop is background work: Run is called every Every, or once (and
+// expected to block until ctx ends) when Every is zero.
+type Loop struct {
+	Name  string
+	Every time.Duration
+	Run   func(ctx context.Context) error
+}
+
+// Config is what every service reads from the environment.
+type Config struct {
+	DatabaseURL string // DATABASE_URL, owner of the schema; used when Deps.Pool is nil
+	NATSURL     string // NATS_URL; used when Deps.NC is nil
+	DBMaxConns  int32  // <NAME>_DB_MAX_CONNS, default 20
+	// Workers is how many requests of one subject run at once,
+	// <NAME>_MAX_CONCURRENT, default 32.
+	Workers int
+	Getenv  func(string) string
+}
+
+// LoadConfig reads the environment of the service called name.
+func LoadConfig(name string, getenv func(string) string) (Config, error) {
+	c := Config{DatabaseURL: getenv("DATABASE_URL"), NATSURL: getenv("NATS_URL"), DBMaxConns: 20, Workers: 32, Getenv: getenv}
+	if c.DatabaseURL == "" {
+		c.DatabaseURL = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+	}
+	if c.NATSURL == "" {
+		c.NATSURL = nats.DefaultURL
+	}
+	prefix := strings.ToUpper(name) + "_"
+	if s := getenv(prefix + "DB_MAX_CONNS"); s != "" {
+		n, err := strconv.ParseInt(s, 10, 32)
+		if err != nil || n < 3 {
+			return c, fmt.Errorf("%s: %sDB_MAX_CONNS must be an integer of at least 3", name, prefix)
+		}
+		c.DBMaxConns = int32(n)
+	}
+	if s := getenv(prefix + "MAX_CONCURRENT"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			return c, fmt.Errorf("%s: %sMAX_CONCURRENT must be a positive integer", name, prefix)
+		}
+		c.Workers = n
+	}
+	return c, nil
+}
+
+// Deps are connections Run uses instead of opening its own.
+type Deps struct {
+	Pool  *pgxpool.Pool // owner pool: Run migrates with it
+	NC    *nats.Conn
+	Log   *slog.Logger
+	Ready func()
+}
+
+// PruneEvery is how often expired idempotency keys and handled-event ids
+// are dropped; HandledFor is how long handled-event ids are kept.
+const (
+	PruneEvery = time.Hour
+	HandledFor = 30 * 24 * time.Hour
+)
+
+// Run serves svc until ctx ends, then drains and stops.
+func Run(ctx context.Context, svc Service, cfg Config, deps Deps) (err error) {
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("%s: %w", svc.Name, err)
+		}
+	}()
+	log := deps.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	log = log.With("service", svc.Name)
+	if cfg.Getenv == nil {
+		cfg.Getenv = func(string) string { return "" }
+	}
+	env := Env{Log: log, Getenv: cfg.Getenv}
+	if svc.DB.Schema != "" {
+		if env.Pool, err = migrate.ServicePool(ctx, deps.Pool, cfg.DatabaseURL, svc.DB.Role, cfg.DBMaxConns, svc.DB); err != nil {
+			return err
+		}
+		defer env.Pool.Close()
+	}
+	if env.NC = deps.NC; env.NC == nil {
+		if env.NC, err = nats.Connect(cfg.NATSURL, nats.Name(svc.Name), nats.MaxReconnects(-1)); err != nil {
+			return fmt.Errorf("connect to NATS: %w", err)
+		}
+		defer env.NC.Close()
+	}
+	if env.JS, err = jetstream.New(env.NC); err != nil {
+		return fmt.Errorf("jetstream: %w", err)
+	}
+	env.Client = &natsx.Client{NC: env.NC}
+	for _, s := range svc.Streams {
+		if err := s.Ensure(ctx, env.JS); err != nil {
+			return err
+		}
+	}
+	parts, err := svc.Build(ctx, env)
+	if err != nil {
+		return err
+	}
+
+	// Background work outlives ctx until the requests in flight are done.
+	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
+	var wg sync.WaitGroup
+	defer func() { stopBG(); wg.Wait() }()
+	goLoop := func(l Loop) {
+		wg.Add(1)
+		go func() { defer wg.Done(); runLoop(bg, l, log) }()
+	}
+	for _, l := range append(sharedLoops(svc, env), parts.Loops...) {
+		goLoop(l)
+	}
+	for _, c := range parts.Consumers {
+		done, err := natsx.Consume(bg, env.JS, c, log)
+		if err != nil {
+			return err
+		}
+		wg.Add(1)
+		go func() { defer wg.Done(); <-done }()
+	}
+
+	srv, err := natsx.NewServer(env.NC, natsx.ServerConfig{Name: svc.Name, Workers: cfg.Workers, Logger: log})
+	if err != nil {
+		return err
+	}
+	var keys idem.Store
+	if svc.DB.Idempotency {
+		keys = idem.PG{Pool: env.Pool, Schema: svc.DB.Schema}
+	}
+	for _, rt := range parts.Routes {
+		if err := srv.Mount(rt, Chain(rt, keys, parts.Middleware...)...); err != nil {
+			_ = srv.Stop()
+			return err
+		}
+	}
+	return srv.Serve(ctx, deps.Ready)
+}
+
+// Chain is the endpoint middleware of a route, outermost first: the
+// caller's tenant, then idempotency, then the service's own.
+func Chain(rt natsx.Route, keys idem.Store, own ...endpoint.Middleware) []endpoint.Middleware {
+	var mw []endpoint.Middleware
+	if !rt.Internal {
+		mw = append(mw, natsx.RequireTenant)
+	}
+	if rt.Idempotent && keys != nil {
+		mw = append(mw, idem.Middleware(keys, rt.Subject))
+	}
+	return append(mw, own...)
+}
+
+// sharedLoops are the outbox relay and the pruning every schema with the
+// shared tables needs.
+func sharedLoops(svc Service, env Env) []Loop {
+	var ls []Loop
+	if svc.DB.Outbox {
+		relay := &outbox.Relay{Pool: env.Pool, Schema: svc.DB.Schema, JS: env.JS, Log: env.Log}
+		ls = append(ls, Loop{Name: "outbox relay", Run: relay.Run})
+	}
+	if svc.DB.Idempotency {
+		keys := idem.PG{Pool: env.Pool, Schema: svc.DB.Schema}
+		ls = append(ls, Loop{Name: "prune idempotency keys", Every: PruneEvery, Run: func(ctx context.Context) error {
+			_, err := keys.Prune(ctx, time.Now().Add(-idem.KeepFor))
+			return err
+		}})
+	}
+	if svc.DB.Inbox {
+		ls = append(ls, Loop{Name: "prune handled events", Every: PruneEvery, Run: func(ctx context.Context) error {
+			_, err := inbox.Prune(ctx, env.Pool, svc.DB.Schema, time.Now().Add(-HandledFor))
+			return err
+		}})
+	}
+	return ls
+}
+
+func runLoop(ctx context.Context, l Loop, log *slog.Logger) {
+	if l.Every <= 0 {
+		if err := l.Run(ctx); err != nil && ctx.Err() == nil {
+			log.Error("background work stopped", "loop", l.Name, "err", err)
+		}
+		return
+	}
+	t := time.NewTicker(l.Every)
+	defer t.Stop()
+	for {
+		if err := l.Run(ctx); err != nil && ctx.Err() == nil {
+			log.Warn("background work failed; will run again", "loop", l.Name, "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Main runs one service as a process: configuration from the environment,
+// stopped by SIGINT or SIGTERM. load declares the service from the
+// environment (services with settings of their own read them there).
+func Main(load func(getenv func(string) string) (Service, error)) {
+	log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	if err := run(load, log); err != nil {
+		log.Error("exiting", "err", err)
+		os.Exit(1)
+	}
+}
+
+func run(load func(getenv func(string) string) (Service, error), log *slog.Logger) error {
+	svc, err := load(os.Getenv)
+	if err != nil {
+		return err
+	}
+	cfg, err := LoadConfig(svc.Name, os.Getenv)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err = Run(ctx, svc, cfg, Deps{Log: log})
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
