@@ -9,7 +9,7 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/ledgerplatform/ledger/pkg/money"
+	"github.com/ledgerplatform/ledger/contracts/money"
 )
 
 // Account types of the chart.
