@@ -100,15 +100,6 @@ type LinkedIntent struct {
 	Relation string `json:"relation"` // reversed_by or reverses
 }
 
-// Verification is the result of recomputing a tenant's hash chain.
-type Verification struct {
-	OK          bool   `json:"ok"`
-	Events      int64  `json:"events"`
-	HeadHash    string `json:"head_hash"`
-	FirstBroken *int64 `json:"first_broken_journal_number,omitempty"`
-	Reason      string `json:"reason,omitempty"`
-}
-
 // Request carries what a command needs besides its body.
 type Request struct {
 	Claims         *auth.Claims
