@@ -103,13 +103,13 @@ type IntentPosted struct {
 }
 
 // PostRequest lets another service post with a deterministic intent id, so
-// a retried command never posts twice.
+// a retried command never posts twice. The reply is Posted.
 type PostRequest struct {
-	TenantID   string          `json:"tenant_id"`
-	IntentID   string          `json:"intent_id"`
-	Source     string          `json:"source"`
-	Booking    json.RawMessage `json:"booking"`
-	DocumentID string          `json:"document_id,omitempty"`
+	TenantID   string  `json:"tenant_id"`
+	IntentID   string  `json:"intent_id"`
+	Source     string  `json:"source"`
+	Booking    Booking `json:"booking"`
+	DocumentID string  `json:"document_id,omitempty"`
 }
 
 // Review-queue source types.

@@ -14,8 +14,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/ledgerplatform/ledger/contracts/money"
 	"github.com/ledgerplatform/ledger/pkg/errs"
-	"github.com/ledgerplatform/ledger/pkg/money"
 )
 
 // The chart of accounts and the tax codes.
@@ -98,14 +98,6 @@ type AccountFilter struct {
 	Type     string
 	Limit    int
 	Offset   int
-}
-
-// AccountPage is the answer of GET /v1/accounts.
-type AccountPage struct {
-	Accounts []Account `json:"accounts"`
-	Total    int       `json:"total"`
-	Limit    int       `json:"limit"`
-	Offset   int       `json:"offset"`
 }
 
 // AccountSearch selects accounts for GET /v1/accounts/search.
@@ -406,18 +398,6 @@ type TaxCodePatch struct {
 	VATAccount        Optional[string]
 	SelfAssessAccount Optional[*string] // null removes self-assessment
 	IsActive          Optional[bool]
-}
-
-// TaxCodeChanged is the answer of PATCH /v1/tax-codes/:code.
-type TaxCodeChanged struct {
-	Code     string `json:"code"`
-	Label    string `json:"label"`
-	IsActive bool   `json:"is_active"`
-}
-
-// Changed is the PATCH answer for t.
-func (t TaxCode) Changed() TaxCodeChanged {
-	return TaxCodeChanged{Code: t.Code, Label: t.Label, IsActive: t.IsActive}
 }
 
 var taxCodeRe = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,20}$`)

@@ -12,10 +12,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
 
+	"github.com/ledgerplatform/ledger/contracts/money"
 	"github.com/ledgerplatform/ledger/pkg/auth"
 	"github.com/ledgerplatform/ledger/pkg/db"
 	"github.com/ledgerplatform/ledger/pkg/errs"
-	"github.com/ledgerplatform/ledger/pkg/money"
 	"github.com/ledgerplatform/ledger/pkg/testkit"
 	"github.com/ledgerplatform/ledger/services/ledger"
 	"github.com/ledgerplatform/ledger/services/ledger/postgres"

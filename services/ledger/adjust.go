@@ -9,8 +9,8 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/ledgerplatform/ledger/contracts/money"
 	"github.com/ledgerplatform/ledger/pkg/errs"
-	"github.com/ledgerplatform/ledger/pkg/money"
 )
 
 // The adjust instruction parser: a small, deterministic language in German

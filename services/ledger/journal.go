@@ -9,9 +9,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
+	"github.com/ledgerplatform/ledger/contracts/money"
 	"github.com/ledgerplatform/ledger/pkg/auth"
 	"github.com/ledgerplatform/ledger/pkg/errs"
-	"github.com/ledgerplatform/ledger/pkg/money"
 )
 
 // JournalStore appends to and reads the journal.
@@ -98,15 +98,6 @@ type IntentSummary struct {
 type LinkedIntent struct {
 	IntentID string `json:"intent_id"`
 	Relation string `json:"relation"` // reversed_by or reverses
-}
-
-// Verification is the result of recomputing a tenant's hash chain.
-type Verification struct {
-	OK          bool   `json:"ok"`
-	Events      int64  `json:"events"`
-	HeadHash    string `json:"head_hash"`
-	FirstBroken *int64 `json:"first_broken_journal_number,omitempty"`
-	Reason      string `json:"reason,omitempty"`
 }
 
 // Request carries what a command needs besides its body.

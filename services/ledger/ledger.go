@@ -9,86 +9,43 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/ledgerplatform/ledger/pkg/money"
+	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
+)
+
+// The wire types of the ledger live in its contract; these names keep the
+// ledger's code reading as before.
+type (
+	Account        = ledgerv1.Account
+	TaxCode        = ledgerv1.TaxCode
+	TaxCodeChanged = ledgerv1.TaxCodeChanged
+	Line           = ledgerv1.Line
+	Booking        = ledgerv1.Booking
+	Event          = ledgerv1.Event
+	Posted         = ledgerv1.Posted
+	AccountPage    = ledgerv1.AccountPage
+	Verification   = ledgerv1.Verification
 )
 
 // Account types of the chart.
 const (
-	Asset     = "asset"
-	Liability = "liability"
-	Equity    = "equity"
-	Revenue   = "revenue"
-	Expense   = "expense"
+	Asset     = ledgerv1.AccountAsset
+	Liability = ledgerv1.AccountLiability
+	Equity    = ledgerv1.AccountEquity
+	Revenue   = ledgerv1.AccountRevenue
+	Expense   = ledgerv1.AccountExpense
 )
 
 // ValidAccountType reports whether t is one of the five account types.
-func ValidAccountType(t string) bool {
-	switch t {
-	case Asset, Liability, Equity, Revenue, Expense:
-		return true
-	}
-	return false
-}
-
-// Account is one account of a tenant's chart.
-type Account struct {
-	Number      string    `json:"number"`
-	Name        string    `json:"name"`
-	Type        string    `json:"type"`
-	Category    string    `json:"category"`
-	ReportGroup string    `json:"report_group"`
-	IsActive    bool      `json:"is_active"`
-	IsSystem    bool      `json:"is_system"`
-	CreatedAt   time.Time `json:"created_at"`
-}
+func ValidAccountType(t string) bool { return ledgerv1.ValidAccountType(t) }
 
 // Tax code kinds decide which side of a line the tax lands on.
 const (
-	TaxOutput        = "output"         // sales: tax credited to an output-VAT account
-	TaxInput         = "input"          // purchases: tax debited to an input-VAT account
-	TaxReverseCharge = "reverse_charge" // §13b: input and output VAT self-assessed
-	TaxICAcquisition = "ic_acquisition" // intra-EU acquisition: self-assessed likewise
-	TaxExempt        = "exempt"         // tax-free and 0 %: no tax event
+	TaxOutput        = ledgerv1.TaxOutput
+	TaxInput         = ledgerv1.TaxInput
+	TaxReverseCharge = ledgerv1.TaxReverseCharge
+	TaxICAcquisition = ledgerv1.TaxICAcquisition
+	TaxExempt        = ledgerv1.TaxExempt
 )
-
-// TaxCode maps a rate to the VAT accounts and the DATEV BU key.
-type TaxCode struct {
-	Code              string       `json:"code"`
-	Label             string       `json:"label"`
-	Description       *string      `json:"description"`
-	Kind              string       `json:"kind"`
-	Rate              money.Amount `json:"rate"`
-	VATAccount        string       `json:"vat_account"`
-	SelfAssessAccount *string      `json:"self_assess_account"`
-	DATEVKey          string       `json:"datev_bu_key"`
-	IsSystem          bool         `json:"is_system"`
-	IsActive          bool         `json:"is_active"`
-	CreatedAt         time.Time    `json:"created_at"`
-}
-
-// Line is one DATEV-style posting record of a booking request.
-type Line struct {
-	AccountDebit      string          `json:"account_debit"`
-	AccountCredit     string          `json:"account_credit"`
-	Amount            money.Amount    `json:"amount"`
-	TaxCode           string          `json:"tax_code,omitempty"`
-	Description       string          `json:"description,omitempty"`
-	FXCurrency        string          `json:"fx_currency,omitempty"`
-	FXAmount          *money.Amount   `json:"fx_amount,omitempty"`
-	ExternalReference string          `json:"external_reference,omitempty"`
-	CustomMetadata    json.RawMessage `json:"custom_metadata,omitempty"`
-}
-
-// Booking is a request to post one journal intent.
-type Booking struct {
-	BookingDate        string `json:"booking_date"`
-	Description        string `json:"description"`
-	Lines              []Line `json:"lines"`
-	SkipDuplicateCheck bool   `json:"skip_duplicate_check,omitempty"`
-	// Period, when set, must be YYYY-13 of the booking date's year: the
-	// posting goes into that year's adjustment period.
-	Period string `json:"period,omitempty"`
-}
 
 // Provenance records how a posting arrived, for the journal's
 // provenance_summary.
@@ -99,26 +56,6 @@ type Provenance struct {
 	ActorID   string `json:"actor_id"`
 	Label     string `json:"actor_label"`
 	KeyPrefix string `json:"actor_key_prefix"`
-}
-
-// Event is one journal event (a row of the journal).
-type Event struct {
-	ID                string          `json:"id"`
-	JournalNumber     int64           `json:"journal_number"`
-	IntentID          string          `json:"intent_id"`
-	BookingDate       string          `json:"booking_date"`
-	AccountDebit      string          `json:"account_debit"`
-	AccountCredit     string          `json:"account_credit"`
-	Amount            money.Amount    `json:"amount"`
-	TaxCode           *string         `json:"tax_code"`
-	Description       string          `json:"description"`
-	Source            string          `json:"source"`
-	FXCurrency        *string         `json:"fx_currency"`
-	FXAmount          *money.Amount   `json:"fx_amount"`
-	ExternalReference *string         `json:"external_reference"`
-	CustomMetadata    json.RawMessage `json:"custom_metadata"`
-	CapturedAt        time.Time       `json:"captured_at"`
-	Hash              string          `json:"hash"`
 }
 
 // Intent is a validated booking ready for the store: its events carry
@@ -142,13 +79,6 @@ type Intent struct {
 	SkipDuplicateCheck bool
 	// IdemKey and IdemHash make the posting idempotent when set.
 	IdemScope, IdemKey, IdemHash string
-}
-
-// Posted is the result of posting an intent.
-type Posted struct {
-	IntentID   string `json:"intent_id"`
-	EventCount int    `json:"event_count"`
-	DocumentID string `json:"document_id,omitempty"`
 }
 
 // IdemRecord is the stored first response to an idempotent request.

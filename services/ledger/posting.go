@@ -14,8 +14,8 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/ledgerplatform/ledger/contracts/money"
 	"github.com/ledgerplatform/ledger/pkg/errs"
-	"github.com/ledgerplatform/ledger/pkg/money"
 )
 
 // Limits of a booking request.

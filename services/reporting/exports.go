@@ -31,13 +31,7 @@ type ExportStore interface {
 // (GET /v1/journal/verify): Events is the number of journal events checked,
 // which the gapless numbering makes the last journal number, and HeadHash
 // the hash of that event.
-type ChainStatus struct {
-	OK          bool   `json:"ok"`
-	Events      int64  `json:"events"`
-	HeadHash    string `json:"head_hash"`
-	FirstBroken *int64 `json:"first_broken_journal_number,omitempty"`
-	Reason      string `json:"reason,omitempty"`
-}
+type ChainStatus = ledgerv1.Verification
 
 // ChainVerifier asks the ledger to verify the caller's hash chain; the
 // caller's claims travel in ctx.

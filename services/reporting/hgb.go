@@ -3,6 +3,8 @@ package reporting
 import (
 	"fmt"
 	"strings"
+
+	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
 )
 
 // The HGB report structure: the balance sheet of §266 (2) and (3) and the
@@ -48,11 +50,11 @@ import (
 
 // Account types of the ledger.
 const (
-	TypeAsset     = "asset"
-	TypeLiability = "liability"
-	TypeEquity    = "equity"
-	TypeRevenue   = "revenue"
-	TypeExpense   = "expense"
+	TypeAsset     = ledgerv1.AccountAsset
+	TypeLiability = ledgerv1.AccountLiability
+	TypeEquity    = ledgerv1.AccountEquity
+	TypeRevenue   = ledgerv1.AccountRevenue
+	TypeExpense   = ledgerv1.AccountExpense
 )
 
 // balanceSheetType reports whether accounts of type t carry their balance

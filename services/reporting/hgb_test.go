@@ -5,7 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/ledgerplatform/ledger/pkg/money"
+	"github.com/ledgerplatform/ledger/contracts/money"
 )
 
 func TestPosition(t *testing.T) {

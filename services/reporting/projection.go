@@ -12,8 +12,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
+	"github.com/ledgerplatform/ledger/contracts/money"
 	"github.com/ledgerplatform/ledger/pkg/errs"
-	"github.com/ledgerplatform/ledger/pkg/money"
 )
 
 // The projection: debit and credit turnover per tenant, account and period

@@ -18,16 +18,11 @@ type Store interface {
 	ExportStore
 }
 
-// Account is what reports need of a ledger account.
-type Account struct {
-	Number      string `json:"number"`
-	Name        string `json:"name"`
-	Type        string `json:"type"`
-	Category    string `json:"category"`
-	ReportGroup string `json:"report_group"`
-}
+// Account is a ledger account as reports read it.
+type Account = ledgerv1.Account
 
-// TaxCode is what exports need of a ledger tax code.
+// TaxCode is what exports need of a ledger tax code: its rate is kept as
+// the exact decimal text the ledger sent (19.00 stays "19.00").
 type TaxCode struct {
 	Code     string `json:"code"`
 	Rate     string `json:"rate"`

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/ledgerplatform/ledger/contracts/identityv1"
+	"github.com/ledgerplatform/ledger/contracts/money"
 	"github.com/ledgerplatform/ledger/pkg/errs"
-	"github.com/ledgerplatform/ledger/pkg/money"
 )
 
 // Report types of GET /v1/reports.

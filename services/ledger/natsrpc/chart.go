@@ -74,7 +74,7 @@ func registerChart(s *natsx.Server, svc *ledger.Service) error {
 			if err != nil {
 				return nil, err
 			}
-			return map[string]any{"tax_codes": codes}, nil
+			return ledgerv1.TaxCodeList{TaxCodes: codes}, nil
 		},
 		ledgerv1.SubjectTaxCodesUpdate: func(ctx context.Context, c *auth.Claims, r *natsx.Request) (any, error) {
 			p, err := ledger.ParseTaxCodePatch(r.Body)

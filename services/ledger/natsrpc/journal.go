@@ -77,7 +77,7 @@ func registerJournal(s *natsx.Server, svc *ledger.Service) error {
 		if err := svc.SetPeriodLock(ctx, cmd.TenantID, cmd.Period, cmd.Status, cmd.LockedBy); err != nil {
 			return nil, err
 		}
-		return map[string]any{"ok": true, "period": cmd.Period, "status": cmd.Status}, nil
+		return ledgerv1.PeriodLockSet{OK: true, Period: cmd.Period, Status: cmd.Status}, nil
 	})
 }
 

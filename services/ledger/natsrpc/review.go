@@ -44,7 +44,7 @@ func registerReview(s *natsx.Server, svc *ledger.Service, keys idem.Store) error
 			if err != nil {
 				return nil, err
 			}
-			return map[string]any{"count": count, "pending": pending}, nil
+			return ledgerv1.ReviewCount{Count: count, Pending: pending}, nil
 		},
 		ledgerv1.SubjectReviewNext: func(ctx context.Context, c *auth.Claims, r *natsx.Request) (any, error) {
 			return svc.NextReviewItem(ctx, c.TenantID, r.Query.Get("after_id"))

@@ -11,9 +11,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/ledgerplatform/ledger/contracts/money"
 	"github.com/ledgerplatform/ledger/pkg/db"
 	"github.com/ledgerplatform/ledger/pkg/errs"
-	"github.com/ledgerplatform/ledger/pkg/money"
 	"github.com/ledgerplatform/ledger/services/ledger"
 )
 

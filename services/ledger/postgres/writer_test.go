@@ -16,11 +16,11 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
+	"github.com/ledgerplatform/ledger/contracts/money"
 	"github.com/ledgerplatform/ledger/pkg/auth"
 	"github.com/ledgerplatform/ledger/pkg/db"
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/pkg/idem"
-	"github.com/ledgerplatform/ledger/pkg/money"
 	"github.com/ledgerplatform/ledger/pkg/testkit"
 	"github.com/ledgerplatform/ledger/services/ledger"
 	"github.com/ledgerplatform/ledger/services/ledger/postgres"

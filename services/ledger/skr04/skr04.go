@@ -15,7 +15,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/ledgerplatform/ledger/pkg/money"
+	"github.com/ledgerplatform/ledger/contracts/money"
 	"github.com/ledgerplatform/ledger/services/ledger"
 )
 

@@ -45,7 +45,5 @@ var _ reporting.ChainVerifier = ChainVerifier{}
 
 // Verify implements reporting.ChainVerifier.
 func (v ChainVerifier) Verify(ctx context.Context) (reporting.ChainStatus, error) {
-	var st reporting.ChainStatus
-	err := v.Client.Call(ctx, ledgerv1.SubjectJournalVerify, nil, nil, &st)
-	return st, err
+	return ledgerv1.Client{C: v.Client}.VerifyChain(ctx)
 }

@@ -1,0 +1,103 @@
+package ledgerv1
+
+import (
+	"context"
+	"net/url"
+	"strconv"
+
+	"github.com/ledgerplatform/ledger/contracts/rpc"
+)
+
+// Caller sends one request and decodes the reply; *natsx.Client satisfies
+// it.
+type Caller = rpc.Caller
+
+// Client is the typed client of the ledger for other services. Internal
+// commands name their tenant in the request; the other calls act for the
+// caller whose claims travel in ctx. Error replies come back as *errs.Error
+// with the ledger's code, message and details.
+type Client struct{ C Caller }
+
+// Post posts a booking under the caller's deterministic intent id
+// (SubjectPost).
+func (c Client) Post(ctx context.Context, r PostRequest) (Posted, error) {
+	var out Posted
+	err := c.C.Call(ctx, SubjectPost, nil, r, &out)
+	return out, err
+}
+
+// CreateReviewItem proposes a booking draft for the review queue
+// (SubjectReviewCreate); Created is false when the id or the live source
+// already had an item.
+func (c Client) CreateReviewItem(ctx context.Context, in ReviewItemInput) (ReviewItemCreated, error) {
+	var out ReviewItemCreated
+	err := c.C.Call(ctx, SubjectReviewCreate, nil, in, &out)
+	return out, err
+}
+
+// SetPeriodLock sets the lock state of a tenant's period
+// (SubjectSetPeriodLock).
+func (c Client) SetPeriodLock(ctx context.Context, cmd SetPeriodLock) (PeriodLockSet, error) {
+	var out PeriodLockSet
+	err := c.C.Call(ctx, SubjectSetPeriodLock, nil, cmd, &out)
+	return out, err
+}
+
+// JournalFeed reads a page of a tenant's journal in number order
+// (SubjectJournalFeed).
+func (c Client) JournalFeed(ctx context.Context, r JournalFeedRequest) (JournalFeed, error) {
+	var out JournalFeed
+	err := c.C.Call(ctx, SubjectJournalFeed, nil, r, &out)
+	return out, err
+}
+
+// VerifyChain recomputes the caller's hash chain (SubjectJournalVerify).
+func (c Client) VerifyChain(ctx context.Context) (Verification, error) {
+	var out Verification
+	err := c.C.Call(ctx, SubjectJournalVerify, nil, nil, &out)
+	return out, err
+}
+
+// Accounts reads a page of the caller's chart of accounts
+// (SubjectAccountsList).
+func (c Client) Accounts(ctx context.Context, f AccountFilter) (AccountPage, error) {
+	q := url.Values{}
+	for _, p := range []struct{ name, value string }{{"q", f.Q}, {"category", f.Category}, {"type", f.Type}} {
+		if p.value != "" {
+			q.Set(p.name, p.value)
+		}
+	}
+	if f.Limit > 0 {
+		q.Set("limit", strconv.Itoa(f.Limit))
+	}
+	if f.Offset > 0 {
+		q.Set("offset", strconv.Itoa(f.Offset))
+	}
+	var out AccountPage
+	err := c.C.CallQuery(ctx, SubjectAccountsList, nil, q, &out)
+	return out, err
+}
+
+// TaxCodes reads the caller's tax codes, deactivated ones too when
+// includeInactive (SubjectTaxCodesList).
+func (c Client) TaxCodes(ctx context.Context, includeInactive bool) ([]TaxCode, error) {
+	var q url.Values
+	if includeInactive {
+		q = url.Values{"include_inactive": {"true"}}
+	}
+	var out TaxCodeList
+	err := c.C.CallQuery(ctx, SubjectTaxCodesList, nil, q, &out)
+	return out.TaxCodes, err
+}
+
+// ReviewCount counts the caller's review-queue items of a status ("" for
+// pending) (SubjectReviewCount).
+func (c Client) ReviewCount(ctx context.Context, status string) (ReviewCount, error) {
+	var q url.Values
+	if status != "" {
+		q = url.Values{"status": {status}}
+	}
+	var out ReviewCount
+	err := c.C.CallQuery(ctx, SubjectReviewCount, nil, q, &out)
+	return out, err
+}

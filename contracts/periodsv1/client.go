@@ -1,0 +1,22 @@
+package periodsv1
+
+import (
+	"context"
+
+	"github.com/ledgerplatform/ledger/contracts/rpc"
+)
+
+// Caller sends one request and decodes the reply; *natsx.Client satisfies
+// it.
+type Caller = rpc.Caller
+
+// Client is the typed client of the periods service for other services.
+type Client struct{ C Caller }
+
+// Status reads the lock status of a tenant's periods in a range
+// (SubjectStatus); a period not listed is open.
+func (c Client) Status(ctx context.Context, r StatusRequest) (StatusReply, error) {
+	var out StatusReply
+	err := c.C.Call(ctx, SubjectStatus, nil, r, &out)
+	return out, err
+}

@@ -1,0 +1,25 @@
+// Package rpc is what the typed clients of the contract packages
+// (ledgerv1.Client, identityv1.Client, ...) need of a NATS request/reply
+// client. *natsx.Client satisfies Caller.
+package rpc
+
+import (
+	"context"
+	"net/url"
+)
+
+// Caller sends one request and decodes the reply.
+//
+// Call sends in as the JSON body (none when nil) with the path parameters
+// params, and decodes a success reply into out (when non-nil).
+//
+// CallQuery is Call for a GET route: no body, the query parameters travel
+// as the request's query.
+//
+// Both turn an error reply into an *errs.Error with the service's code,
+// message and details, and transport failures into UNAVAILABLE or TIMEOUT.
+// The caller's claims, deadline and request id travel from ctx.
+type Caller interface {
+	Call(ctx context.Context, subject string, params url.Values, in, out any) error
+	CallQuery(ctx context.Context, subject string, params, query url.Values, out any) error
+}
