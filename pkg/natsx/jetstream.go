@@ -109,7 +109,7 @@ func Consume(ctx context.Context, js jetstream.JetStream, c Consumer, log *slog.
 	if log == nil {
 		log = slog.Default()
 	}
-	cons, err := js.CreateOrUpdateConsumer(ctx, c.Stream, jetstream.ConsumerConfig{
+	cfg := jetstream.ConsumerConfig{
 		Durable:       c.Durable,
 		FilterSubject: c.Filter,
 		AckPolicy:     jetstream.AckExplicitPolicy,
@@ -117,7 +117,35 @@ func Consume(ctx context.Context, js jetstream.JetStream, c Consumer, log *slog.
 		MaxDeliver:    -1,
 		DeliverPolicy: jetstream.DeliverAllPolicy,
 		MaxAckPending: c.MaxAckPending,
-	})
+	}
+	cons, err := js.CreateOrUpdateConsumer(ctx, c.Stream, cfg)
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		// The stream's owner has not started yet: services start in any
+		// order, so wait for it rather than create another's stream.
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			log.Info("waiting for the stream's owner", "stream", c.Stream, "consumer", c.Durable)
+			for errors.Is(err, jetstream.ErrStreamNotFound) {
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(time.Second):
+				}
+				_, err = js.CreateOrUpdateConsumer(ctx, c.Stream, cfg)
+			}
+			if err != nil {
+				if ctx.Err() == nil {
+					log.Error("consumer not started", "stream", c.Stream, "consumer", c.Durable, "err", err)
+				}
+				return
+			}
+			if inner, err := Consume(ctx, js, c, log); err == nil {
+				<-inner
+			}
+		}()
+		return done, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("natsx.Consume %s/%s: %w", c.Stream, c.Durable, err)
 	}
