@@ -93,6 +93,16 @@ func (c *Client) Call(ctx context.Context, subject string, params url.Values, in
 		}
 		req.Body = b
 	}
+	return c.call(ctx, subject, req, out)
+}
+
+// CallQuery is Call for a GET route: no body, the query parameters travel
+// as the request's query.
+func (c *Client) CallQuery(ctx context.Context, subject string, params, query url.Values, out any) error {
+	return c.call(ctx, subject, &Request{Params: params, Query: query}, out)
+}
+
+func (c *Client) call(ctx context.Context, subject string, req *Request, out any) error {
 	r, err := c.Do(ctx, subject, req)
 	if err != nil {
 		return err
