@@ -49,13 +49,10 @@ type taxCodeBody struct {
 // TestLedgerChart: the chart of accounts and the tax codes through the
 // gateway.
 func TestLedgerChart(t *testing.T) {
-	t.Parallel()
-	p := startPlatform(t, nil)
-	admin, tenant := p.newTenant("Konten GmbH")
-	anyKey, _ := p.newKey(admin, "bank:read") // chart reads need no scope
-	cfgW, _ := p.newKey(admin, "config:write")
-	cfgR, _ := p.newKey(admin, "config:read")
-	w, _ := p.newKey(admin, "journal:write", "journal:read")
+	p, admin, tenant := setup(t, nil, "Konten GmbH")
+	anyKey := p.apiKey(admin, "bank:read") // chart reads need no scope
+	cfgW, cfgR := p.apiKey(admin, "config:write"), p.apiKey(admin, "config:read")
+	w := p.apiKey(admin, "journal:write", "journal:read")
 
 	var page accountPage
 	r := p.must(200, "GET", "/v1/accounts", anyKey, nil)
@@ -218,7 +215,5 @@ func TestLedgerChart(t *testing.T) {
 	if got := entrySigs(d.Entries); !slices.Equal(got, []string{"6815>1800 100.00 VSt19", "1406>1800 16.00 VSt19"}) {
 		t.Fatalf("after the rate change: %v", got)
 	}
-	if n := count(t, p.owner, "SELECT count(*) FROM ledger.tax_codes WHERE tenant_id = $1 AND code = 'VSt19' AND rate = 16 AND description = 'Regelsteuersatz'", tenant); n != 1 {
-		t.Fatalf("stored tax code rows: %d", n)
-	}
+	p.wantCount(1, "SELECT count(*) FROM ledger.tax_codes WHERE tenant_id = $1 AND code = 'VSt19' AND rate = 16 AND description = 'Regelsteuersatz'", tenant)
 }

@@ -368,11 +368,8 @@ func ledgerSnapshot(t testing.TB, p *platform, tenant string) string {
 // tax split, the listing and its filters, one intent, reversal and its
 // links both ways, and the hash chain.
 func TestLedgerJournal(t *testing.T) {
-	t.Parallel()
-	p := startPlatform(t, nil)
-	admin, tenant := p.newTenant("Journal GmbH")
-	w, _ := p.newKey(admin, "journal:write", "journal:read")
-	ro, _ := p.newKey(admin, "journal:read")
+	p, admin, tenant := setup(t, nil, "Journal GmbH")
+	w, ro := p.apiKey(admin, "journal:write", "journal:read"), p.apiKey(admin, "journal:read")
 
 	// The hand-computed example: 119.00 gross with VSt19 on 6815/1800 is
 	// 100.00 net on 6815/1800 and 19.00 input VAT on 1406/1800.
@@ -572,17 +569,13 @@ func TestLedgerJournal(t *testing.T) {
 		t.Fatalf("verify %+v", v)
 	}
 	wantKeys(t, "verify", p.must(200, "GET", "/v1/journal/verify", ro, nil).Raw, "ok", "events", "head_hash")
-	if n := count(t, p.owner, "SELECT count(*) FROM ledger.intents WHERE tenant_id = $1", tenant); n != 5 {
-		t.Fatalf("%d intents, want 5", n)
-	}
+	p.wantCount(5, "SELECT count(*) FROM ledger.intents WHERE tenant_id = $1", tenant)
 }
 
 // TestLedgerIntentPostedEvent: a posting's event reaches JetStream within
 // 2 s with every line.
 func TestLedgerIntentPostedEvent(t *testing.T) {
-	t.Parallel()
-	p := startPlatform(t, nil)
-	admin, tenant := p.newTenant("Event GmbH")
+	p, admin, tenant := setup(t, nil, "Event GmbH")
 	msgs := make(chan []byte, 64)
 	sub, err := p.nc.Subscribe(ledgerv1.EventIntentPosted, func(m *nats.Msg) { msgs <- m.Data })
 	if err != nil {

@@ -254,11 +254,8 @@ func repBalances(t testing.TB, p *platform, tenant string) string {
 // the omitted period (the current fiscal year, into which the balances
 // carry), and that the books balance in each.
 func TestReportsFigures(t *testing.T) {
-	t.Parallel()
-	p := startPlatform(t, nil)
-	admin, _ := p.newTenant("Auswertung GmbH")
-	w, _ := p.newKey(admin, "journal:write")
-	rk, _ := p.newKey(admin, "auswertungen:read")
+	p, admin, _ := setup(t, nil, "Auswertung GmbH")
+	w, rk := p.apiKey(admin, "journal:write"), p.apiKey(admin, "auswertungen:read")
 
 	// A new tenant's reports are empty but complete.
 	empty := p.susa(rk, "2025")
@@ -505,10 +502,8 @@ func TestReportsFigures(t *testing.T) {
 // the period must be YYYY-MM, YYYY-13 or YYYY; nothing else reaches the
 // projection.
 func TestReportsBadRequests(t *testing.T) {
-	t.Parallel()
-	p := startPlatform(t, nil)
-	admin, _ := p.newTenant("Fehler GmbH")
-	rk, _ := p.newKey(admin, "auswertungen:read")
+	p, admin, _ := setup(t, nil, "Fehler GmbH")
+	rk := p.apiKey(admin, "auswertungen:read")
 
 	for _, typ := range []string{"susa", "trial_balance", "guv", "bilanz"} {
 		for _, period := range []string{"2025-01", "2025-12", "2025-13", "2025", "1900", "9998", ""} {
@@ -534,14 +529,10 @@ func TestReportsBadRequests(t *testing.T) {
 // TestReportsAccess: reports need auswertungen:read, and a tenant sees only
 // its own figures.
 func TestReportsAccess(t *testing.T) {
-	t.Parallel()
-	p := startPlatform(t, nil)
-	adminA, _ := p.newTenant("Mandant A GmbH")
+	p, adminA, _ := setup(t, nil, "Mandant A GmbH")
 	adminB, _ := p.newTenant("Mandant B GmbH")
-	wa, _ := p.newKey(adminA, "journal:write")
-	wb, _ := p.newKey(adminB, "journal:write")
-	ra, _ := p.newKey(adminA, "auswertungen:read")
-	rb, _ := p.newKey(adminB, "auswertungen:read")
+	wa, wb := p.apiKey(adminA, "journal:write"), p.apiKey(adminB, "journal:write")
+	ra, rb := p.apiKey(adminA, "auswertungen:read"), p.apiKey(adminB, "auswertungen:read")
 
 	p.repFigures(wa)
 	p.book(wb, bookingBody("2025-05-05", "Einlage B", bline("1800", "2900", "777.00")))
@@ -587,11 +578,8 @@ func TestReportsAccess(t *testing.T) {
 // TestReportsRebuild: the projection rebuilt from the journal feed equals
 // the live one, even after the live one was damaged.
 func TestReportsRebuild(t *testing.T) {
-	t.Parallel()
-	p := startPlatform(t, nil)
-	admin, tenant := p.newTenant("Rebuild GmbH")
-	w, _ := p.newKey(admin, "journal:write")
-	rk, _ := p.newKey(admin, "auswertungen:read")
+	p, admin, tenant := setup(t, nil, "Rebuild GmbH")
+	w, rk := p.apiKey(admin, "journal:write"), p.apiKey(admin, "auswertungen:read")
 	ids := p.repFigures(w)
 	p.book(w, bookingBody("2024-12-30", "Vorjahr", bline("1800", "2900", "100.00")))
 	p.must(201, "POST", "/v1/journal/reverse", w, map[string]any{"intent_id": ids[4]})
@@ -648,9 +636,7 @@ func TestReportsRebuild(t *testing.T) {
 
 	rebuild()
 	compare("rebuilt")
-	if n := count(t, p.owner, "SELECT count(*) FROM reporting.tenant_heads WHERE tenant_id = $1 AND rebuilt_at > now() - interval '1 minute'", tenant); n != 1 {
-		t.Fatal("tenant_heads.rebuilt_at not set by the rebuild")
-	}
+	p.wantCount(1, "SELECT count(*) FROM reporting.tenant_heads WHERE tenant_id = $1 AND rebuilt_at > now() - interval '1 minute'", tenant)
 
 	// Damage the projection: a wrong amount, a lost row, a foreign row.
 	ctx := context.Background()
