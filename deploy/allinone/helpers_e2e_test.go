@@ -2,6 +2,8 @@ package allinone_test
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -88,15 +90,13 @@ func (p *platform) lockRace(w string, spacing time.Duration, lock func()) (poste
 	tenAnswered := make(chan struct{})
 	var wg sync.WaitGroup
 	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			time.Sleep(time.Duration(i) * spacing)
 			out[i], errs[i] = p.send("POST", "/v1/bookings", w, bookingBody("2025-08-15", fmt.Sprintf("race %d", i), bline("6310", "1800", "2")))
 			if count.Add(1) == 10 {
 				close(tenAnswered)
 			}
-		}()
+		})
 	}
 	<-tenAnswered
 	lock()
@@ -137,4 +137,21 @@ func (p *platform) echoesConsumed(tenant string) {
 		}
 		return nil
 	})
+}
+
+// sigsOf reduces each of xs to what a test compares.
+func sigsOf[T any](xs []T, sig func(T) string) []string {
+	out := make([]string, 0, len(xs))
+	for _, x := range xs {
+		out = append(out, sig(x))
+	}
+	return out
+}
+
+// wantRows compares a report's row signatures and totals.
+func wantRows(t testing.TB, what string, got []string, gotTotals string, want []string, wantTotals string) {
+	t.Helper()
+	if !slices.Equal(got, want) || gotTotals != wantTotals {
+		t.Fatalf("%s rows\n%s\ntotals %s\nwant\n%s\ntotals %s", what, strings.Join(got, "\n"), gotTotals, strings.Join(want, "\n"), wantTotals)
+	}
 }

@@ -19,12 +19,10 @@ func parallel(t *testing.T, n int, f func(i int) (resp, error)) []resp {
 	var wg sync.WaitGroup
 	start := make(chan struct{})
 	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			<-start
 			out[i], errs[i] = f(i)
-		}()
+		})
 	}
 	close(start)
 	wg.Wait()

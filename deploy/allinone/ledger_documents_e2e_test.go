@@ -161,7 +161,7 @@ func TestLedgerBookingWithDocument(t *testing.T) {
 	if got := entrySigs(d.Entries); strings.Join(got, ",") != "6815>1800 20.00 VSt19,1406>1800 3.80 VSt19" {
 		t.Fatalf("entries %v", got)
 	}
-	if pv := d.Entries[0].Provenance; pv.Channel != "document" || pv.ChannelLabel != "Booking with document" {
+	if pv := d.Entries[0].Provenance; pv["channel"] != "document" || pv["channel_label"] != "Booking with document" {
 		t.Fatalf("provenance %+v", pv)
 	}
 	if f := p.must(200, "GET", "/v1/documents/"+posted.DocumentID+"/file", w, nil); !bytes.Equal(f.Raw, tinyPNG) || f.Header.Get("Content-Type") != "image/png" {

@@ -27,10 +27,11 @@ type reviewItemBody struct {
 	Document   *documentBody `json:"document"`
 }
 
+// reviewResult answers confirm and override: the posting and the item's
+// new status.
 type reviewResult struct {
-	Status     string `json:"status"`
-	IntentID   string `json:"intent_id"`
-	EventCount int    `json:"event_count"`
+	postedBody
+	Status string `json:"status"`
 }
 
 // createReview queues a draft through the internal command.
@@ -44,11 +45,7 @@ func (p *platform) createReview(in ledgerv1.ReviewItemInput) ledgerv1.ReviewItem
 }
 
 func reviewIDs(items []reviewItemBody) []string {
-	out := []string{}
-	for _, it := range items {
-		out = append(out, it.ID)
-	}
-	return out
+	return sigsOf(items, func(it reviewItemBody) string { return it.ID })
 }
 
 // TestLedgerReviewQueue walks all nine review-queue routes.
@@ -166,8 +163,8 @@ func TestLedgerReviewQueue(t *testing.T) {
 		t.Fatalf("confirm %+v", conf)
 	}
 	d := p.intent(ro, conf.IntentID)
-	if d.Source != "review_queue" || d.DocumentID == nil || *d.DocumentID != doc || d.Entries[0].Provenance.Channel != "review_queue" ||
-		d.Entries[0].Provenance.ChannelLabel != "Review queue" || !slices.Equal(entrySigs(d.Entries), []string{"6815>1800 100.00 VSt19", "1406>1800 19.00 VSt19"}) {
+	if d.Source != "review_queue" || d.DocumentID == nil || *d.DocumentID != doc || d.Entries[0].Provenance["channel"] != "review_queue" ||
+		d.Entries[0].Provenance["channel_label"] != "Review queue" || !slices.Equal(entrySigs(d.Entries), []string{"6815>1800 100.00 VSt19", "1406>1800 19.00 VSt19"}) {
 		t.Fatalf("confirmed intent %+v", d)
 	}
 	p.expectError(409, "REVIEW_ITEM_NOT_PENDING", "POST", "/v1/review-queue/"+first.ID+"/confirm", rv, nil)

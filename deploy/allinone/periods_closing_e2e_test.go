@@ -11,29 +11,15 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
+	"github.com/ledgerplatform/ledger/contracts/periodsv1"
 )
 
 // taskBody is one closing task.
-type taskBody struct {
-	ID        string  `json:"id"`
-	Kind      string  `json:"kind"`
-	Key       *string `json:"key"`
-	Period    string  `json:"period"`
-	Title     string  `json:"title"`
-	Status    string  `json:"status"`
-	Detail    *string `json:"detail"`
-	Assignee  *string `json:"assignee"`
-	Note      *string `json:"note"`
-	DueDate   *string `json:"due_date"`
-	UpdatedAt *string `json:"updated_at"`
-}
+type taskBody = periodsv1.Task
 
 var taskKeys = []string{"id", "kind", "key", "period", "title", "status", "detail", "assignee", "note", "due_date", "updated_at"}
 
-type taskList struct {
-	Period string     `json:"period"`
-	Tasks  []taskBody `json:"tasks"`
-}
+type taskList = periodsv1.TaskList
 
 // tasks reads the closing checklist; query may be empty.
 func (p *platform) tasks(token, query string) taskList {

@@ -9,20 +9,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ledgerplatform/ledger/contracts/periodsv1"
 )
 
 // ---- helpers of the periods end-to-end tests ----
 
 // periodBody is one period as the API shows it.
-type periodBody struct {
-	Period       string  `json:"period"`
-	Status       string  `json:"status"`
-	PeriodNumber int     `json:"period_number"`
-	BookingCount int64   `json:"booking_count"`
-	LockedBy     *string `json:"locked_by"`
-	LockedAt     *string `json:"locked_at"`
-	IsAdjustment bool    `json:"is_adjustment"`
-}
+type periodBody = periodsv1.Period
 
 // periodKeys are the fields of a period: the specification's six and
 // is_adjustment.
@@ -154,19 +148,13 @@ func assertRecent(t testing.TB, what string, at *string) {
 // fiscalYearMonths lists the months of the fiscal year, starting in month start,
 // that contains now.
 func fiscalYearMonths(now time.Time, start int) []string {
-	y := now.Year()
+	first := time.Date(now.Year(), time.Month(start), 1, 0, 0, 0, 0, time.UTC)
 	if int(now.Month()) < start {
-		y--
+		first = first.AddDate(-1, 0, 0)
 	}
 	out := []string{}
 	for i := range 12 {
-		m := start + i
-		yy := y
-		if m > 12 {
-			m -= 12
-			yy++
-		}
-		out = append(out, fmt.Sprintf("%04d-%02d", yy, m))
+		out = append(out, first.AddDate(0, i, 0).Format("2006-01"))
 	}
 	return out
 }
