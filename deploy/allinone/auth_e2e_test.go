@@ -34,8 +34,7 @@ func TestHealthAndBootstrapKey(t *testing.T) {
 func TestAuthentication(t *testing.T) {
 	t.Parallel()
 	p := startPlatform(t, nil)
-	readKey, _ := p.newKey(p.key, "config:read")
-	journalKey, _ := p.newKey(p.key, "journal:read")
+	readKey, journalKey := p.apiKey(p.key, "config:read"), p.apiKey(p.key, "journal:read")
 	revokedKey, revokedID := p.newKey(p.key, "config:read")
 	p.must(200, "DELETE", "/v1/api-keys/"+revokedID, p.key, nil)
 	tenantKey, tenantID := p.newTenant("Gone GmbH")
@@ -89,7 +88,7 @@ func TestAuthentication(t *testing.T) {
 	// Any authenticated key may call the scope-free routes.
 	p.must(200, "GET", "/v1/auth/me", journalKey, nil)
 	// A key never grants more than its creator holds.
-	cfgWriter, _ := p.newKey(p.key, "config:write", "config:read")
+	cfgWriter := p.apiKey(p.key, "config:write", "config:read")
 	p.expectError(403, "SCOPE_NOT_GRANTABLE", "POST", "/v1/api-keys", cfgWriter, map[string]any{"label": "escalate", "scopes": []string{"admin"}})
 }
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -20,12 +19,10 @@ func parallel(t *testing.T, n int, f func(i int) (resp, error)) []resp {
 	var wg sync.WaitGroup
 	start := make(chan struct{})
 	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			<-start
 			out[i], errs[i] = f(i)
-		}()
+		})
 	}
 	close(start)
 	wg.Wait()
@@ -41,11 +38,8 @@ func parallel(t *testing.T, n int, f func(i int) (resp, error)) []resp {
 // answer, refuses another body, serialises concurrent twins and is scoped
 // to the API key.
 func TestLedgerIdempotency(t *testing.T) {
-	t.Parallel()
-	p := startPlatform(t, nil)
-	admin, tenant := p.newTenant("Idempotent GmbH")
-	k1, _ := p.newKey(admin, "journal:write", "journal:read")
-	k2, _ := p.newKey(admin, "journal:write", "journal:read")
+	p, admin, tenant := setup(t, nil, "Idempotent GmbH")
+	k1, k2 := p.apiKey(admin, "journal:write", "journal:read"), p.apiKey(admin, "journal:write", "journal:read")
 	intents := func(desc string) int {
 		return count(t, p.owner, "SELECT count(*) FROM ledger.intents WHERE tenant_id = $1 AND description = $2", tenant, desc)
 	}
@@ -87,17 +81,11 @@ func TestLedgerIdempotency(t *testing.T) {
 	rs := parallel(t, 20, func(int) (resp, error) {
 		return p.send("POST", "/v1/bookings", k1, twin, "Idempotency-Key", "twin")
 	})
+	created, inProgress := outcomes(t, "concurrent twin", rs, 201, "IDEMPOTENCY_KEY_IN_PROGRESS")
 	var ids = map[string]bool{}
-	created, inProgress := 0, 0
 	for _, r := range rs {
-		switch {
-		case r.Status == 201:
-			created++
+		if r.Status == 201 {
 			ids[fmt.Sprint(r.Body["intent_id"])] = true
-		case r.Status == 409 && r.code() == "IDEMPOTENCY_KEY_IN_PROGRESS":
-			inProgress++
-		default:
-			t.Errorf("concurrent twin: %d %s", r.Status, r.Raw)
 		}
 	}
 	if n := intents("Parallel"); n != 1 || len(ids) != 1 || created == 0 {
@@ -116,9 +104,7 @@ func TestLedgerIdempotency(t *testing.T) {
 		t.Fatalf("reversal replay %s, first %s", r2.Raw, r1.Raw)
 	}
 	wantKeys(t, "reversal replay", r2.Raw, "reversal_intent_id", "original_intent_id", "event_count")
-	if n := count(t, p.owner, "SELECT count(*) FROM ledger.intents WHERE tenant_id = $1 AND reverses = $2", tenant, a.str("intent_id")); n != 1 {
-		t.Fatalf("%d reversals stored, want 1", n)
-	}
+	p.wantCount(1, "SELECT count(*) FROM ledger.intents WHERE tenant_id = $1 AND reverses = $2", tenant, a.str("intent_id"))
 	p.expectError(422, "IDEMPOTENCY_KEY_REUSED", "POST", "/v1/journal/reverse", k1, map[string]any{"intent_id": a.str("intent_id"), "reason": "anders"}, "Idempotency-Key", "storno-1")
 	p.expectError(409, "ALREADY_REVERSED", "POST", "/v1/journal/reverse", k1, map[string]any{"intent_id": a.str("intent_id")}, "Idempotency-Key", "storno-2")
 	// The key belongs to k1: k2 retrying it is a new reversal, refused.
@@ -133,84 +119,31 @@ func TestLedgerIdempotency(t *testing.T) {
 		t.Fatalf("account replay %s, first %s", y.Raw, x.Raw)
 	}
 	p.expectError(409, "ACCOUNT_EXISTS", "POST", "/v1/accounts", admin, acc)
-	if v := p.verify(k1); !v.OK {
-		t.Fatalf("verify %+v", v)
-	}
+	p.verifyOK(k1, -1)
 }
 
 // TestLedgerLockRace: 50 postings through the gateway race a soft lock of
 // their month. None lands after the lock committed; every refusal is 409
 // PERIOD_LOCKED.
 func TestLedgerLockRace(t *testing.T) {
-	t.Parallel()
-	p := startPlatform(t, env{"RATE_LIMIT_PER_MINUTE": "100000"})
-	admin, tenant := p.newTenant("Sperre GmbH")
-	w, _ := p.newKey(admin, "journal:write", "journal:read")
+	p, admin, tenant := setup(t, env{"RATE_LIMIT_PER_MINUTE": "100000"}, "Sperre GmbH")
+	w := p.apiKey(admin, "journal:write", "journal:read")
 	p.book(w, bookingBody("2025-08-01", "vorher", bline("6310", "1800", "1")))
 
 	// The postings go out 1 ms apart; the lock command is sent as soon as
 	// ten of them have been answered, while the others are in flight.
-	const n = 50
-	out := make([]resp, n)
-	errs := make([]error, n)
-	var answered atomic.Int32
-	tenAnswered := make(chan struct{})
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			time.Sleep(time.Duration(i) * time.Millisecond)
-			out[i], errs[i] = p.send("POST", "/v1/bookings", w, bookingBody("2025-08-15", fmt.Sprintf("race %d", i), bline("6310", "1800", "2")))
-			if answered.Add(1) == 10 {
-				close(tenAnswered)
-			}
-		}()
-	}
-	<-tenAnswered
-	p.setLock(tenant, "2025-08", "soft-locked")
-	lockedAt := answered.Load()
-	wg.Wait()
-	posted, locked := 0, 0
-	for i, r := range out {
-		if errs[i] != nil {
-			t.Fatalf("posting %d: %v", i, errs[i])
-		}
-		switch {
-		case r.Status == 201:
-			posted++
-		case r.Status == 409 && r.code() == "PERIOD_LOCKED":
-			locked++
-		default:
-			t.Errorf("posting %d: %d %s", i, r.Status, r.Raw)
-		}
-	}
-	if posted < 10 {
-		t.Fatalf("only %d postings succeeded, but 10 were answered before the lock was sent", posted)
-	}
+	posted, locked, lockedAt := p.lockRace(w, time.Millisecond, func() { p.setLock(tenant, "2025-08", "soft-locked") })
 	t.Logf("lock sent after 10 answers, committed with %d answered", lockedAt)
 	t.Logf("%d posted before the lock, %d refused", posted, locked)
-	if after := count(t, p.owner, `SELECT count(*) FROM ledger.journal_events e JOIN ledger.period_locks l ON l.tenant_id = e.tenant_id AND l.period = '2025-08'
-		WHERE e.tenant_id = $1 AND e.captured_at > l.changed_at`, tenant); after != 0 {
-		t.Fatalf("%d events captured after the lock committed", after)
-	}
-	if got := count(t, p.owner, "SELECT count(*) FROM ledger.intents WHERE tenant_id = $1 AND description LIKE 'race %'", tenant); got != posted {
-		t.Fatalf("%d race intents stored, %d answered 201", got, posted)
-	}
-	p.expectError(409, "PERIOD_LOCKED", "POST", "/v1/bookings", w, bookingBody("2025-08-20", "danach", bline("6310", "1800", "3")))
-	if v := p.verify(w); !v.OK || v.Events != int64(posted+1) {
-		t.Fatalf("verify %+v, want %d events", v, posted+1)
-	}
+	p.afterLockRace(tenant, w, posted)
 }
 
 // TestLedgerGaplessChain: 200 concurrent postings through the gateway get
 // gapless journal numbers and a chain that verifies; a row changed behind
 // the service's back breaks it at that row.
 func TestLedgerGaplessChain(t *testing.T) {
-	t.Parallel()
-	p := startPlatform(t, env{"RATE_LIMIT_PER_MINUTE": "100000"})
-	admin, tenant := p.newTenant("Kette GmbH")
-	w, _ := p.newKey(admin, "journal:write", "journal:read")
+	p, admin, tenant := setup(t, env{"RATE_LIMIT_PER_MINUTE": "100000"}, "Kette GmbH")
+	w := p.apiKey(admin, "journal:write", "journal:read")
 
 	const n = 200
 	rs := parallel(t, n, func(i int) (resp, error) {

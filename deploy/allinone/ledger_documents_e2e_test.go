@@ -47,11 +47,8 @@ func sha(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:
 // TestLedgerDocuments: upload, deduplication, download and every refusal of
 // an upload.
 func TestLedgerDocuments(t *testing.T) {
-	t.Parallel()
-	p := startPlatform(t, nil)
-	admin, tenant := p.newTenant("Beleg GmbH")
-	w, _ := p.newKey(admin, "journal:write")
-	ro, _ := p.newKey(admin, "journal:read")
+	p, admin, tenant := setup(t, nil, "Beleg GmbH")
+	w, ro := p.apiKey(admin, "journal:write"), p.apiKey(admin, "journal:read")
 
 	r := p.upload(201, "/v1/documents", w, fileField("beleg.pdf", "application/pdf", tinyPDF))
 	wantKeys(t, "upload", r.Raw, "id", "mime_type", "original_name", "size_bytes", "sha256")
@@ -136,21 +133,15 @@ func TestLedgerDocuments(t *testing.T) {
 		}
 	}
 	p.expectError(415, "UNSUPPORTED_MEDIA_TYPE", "POST", "/v1/documents", w, map[string]any{"file": "JVBERi0xLjQ="})
-	if after := ledgerSnapshot(t, p, tenant); after != before {
-		t.Fatalf("refused uploads changed the ledger:\nbefore %s\nafter  %s", before, after)
-	}
-	if n := count(t, p.owner, "SELECT count(*) FROM ledger.documents WHERE tenant_id = $1", tenant); n != 5 {
-		t.Fatalf("%d documents stored, want 5", n)
-	}
+	p.sameLedger("refused uploads", tenant, before)
+	p.wantCount(5, "SELECT count(*) FROM ledger.documents WHERE tenant_id = $1", tenant)
 }
 
 // TestLedgerBookingWithDocument posts a booking with its original in one
 // multipart request.
 func TestLedgerBookingWithDocument(t *testing.T) {
-	t.Parallel()
-	p := startPlatform(t, nil)
-	admin, tenant := p.newTenant("Mit Beleg GmbH")
-	w, _ := p.newKey(admin, "journal:write", "journal:read")
+	p, admin, tenant := setup(t, nil, "Mit Beleg GmbH")
+	w := p.apiKey(admin, "journal:write", "journal:read")
 
 	fields := func(file part, lines string, extra ...part) []part {
 		return append([]part{file, textField("booking_date", "2025-05-05"), textField("description", "Druckerpapier"), textField("lines", lines)}, extra...)
@@ -170,7 +161,7 @@ func TestLedgerBookingWithDocument(t *testing.T) {
 	if got := entrySigs(d.Entries); strings.Join(got, ",") != "6815>1800 20.00 VSt19,1406>1800 3.80 VSt19" {
 		t.Fatalf("entries %v", got)
 	}
-	if pv := d.Entries[0].Provenance; pv.Channel != "document" || pv.ChannelLabel != "Booking with document" {
+	if pv := d.Entries[0].Provenance; pv["channel"] != "document" || pv["channel_label"] != "Booking with document" {
 		t.Fatalf("provenance %+v", pv)
 	}
 	if f := p.must(200, "GET", "/v1/documents/"+posted.DocumentID+"/file", w, nil); !bytes.Equal(f.Raw, tinyPNG) || f.Header.Get("Content-Type") != "image/png" {
@@ -229,9 +220,7 @@ func TestLedgerBookingWithDocument(t *testing.T) {
 		}
 	}
 	p.expectError(415, "UNSUPPORTED_MEDIA_TYPE", "POST", "/v1/bookings/with-document", w, bookingBody("2025-05-05", "x", bline("6815", "1800", "1")))
-	if after := ledgerSnapshot(t, p, tenant); after != before {
-		t.Fatalf("invalid requests changed the ledger:\nbefore %s\nafter  %s", before, after)
-	}
+	p.sameLedger("invalid requests", tenant, before)
 
 	// A refusal after validation (a locked period) keeps the original,
 	// as every received original is kept.
@@ -239,7 +228,5 @@ func TestLedgerBookingWithDocument(t *testing.T) {
 	locked := fileField("gesperrt.png", "image/png", pngOf(5))
 	body, ct = multipartBody(t, fields(locked, lines, textField("skip_duplicate_check", "true"))...)
 	p.expectError(409, "PERIOD_LOCKED", "POST", "/v1/bookings/with-document", w, body, "Content-Type", ct)
-	if n := count(t, p.owner, "SELECT count(*) FROM ledger.documents WHERE tenant_id = $1 AND sha256 = decode($2, 'hex')", tenant, sha(pngOf(5))); n != 1 {
-		t.Fatalf("document of the refused posting: %d rows", n)
-	}
+	p.wantCount(1, "SELECT count(*) FROM ledger.documents WHERE tenant_id = $1 AND sha256 = decode($2, 'hex')", tenant, sha(pngOf(5)))
 }

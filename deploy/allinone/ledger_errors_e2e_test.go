@@ -14,10 +14,8 @@ import (
 // INVALID_INPUT naming the offending fields, and a batch of invalid
 // requests on every ledger route changes nothing.
 func TestLedgerBookingValidation(t *testing.T) {
-	t.Parallel()
-	p := startPlatform(t, nil)
-	admin, tenant := p.newTenant("Validation GmbH")
-	w, _ := p.newKey(admin, "journal:write", "journal:read", "journal:review", "config:write", "config:read")
+	p, admin, tenant := setup(t, nil, "Validation GmbH")
+	w := p.apiKey(admin, "journal:write", "journal:read", "journal:review", "config:write", "config:read")
 	ok := p.book(w, bookingBody("2025-03-01", "Vorhanden", bline("6815", "1800", "10.00")))
 	okDoc := p.upload(201, "/v1/documents", w, fileField("beleg.pdf", "application/pdf", tinyPDF)).str("id")
 	var item ledgerv1.ReviewItemCreated
@@ -127,9 +125,7 @@ func TestLedgerBookingValidation(t *testing.T) {
 			t.Errorf("%s: %d %s, want 400 %s", tt.name, r.Status, r.Raw, tt.code)
 		}
 	}
-	if after := ledgerSnapshot(t, p, tenant); after != before {
-		t.Fatalf("bad input changed the ledger:\nbefore %s\nafter  %s", before, after)
-	}
+	p.sameLedger("bad input", tenant, before)
 	if okDoc == "" {
 		t.Fatal("no document")
 	}
@@ -156,10 +152,8 @@ func exemptCode(t *testing.T, p *platform, token string) string {
 
 // TestLedgerConflicts: duplicates, period locks, reversal conflicts.
 func TestLedgerConflicts(t *testing.T) {
-	t.Parallel()
-	p := startPlatform(t, nil)
-	admin, tenant := p.newTenant("Conflict GmbH")
-	w, _ := p.newKey(admin, "journal:write", "journal:read")
+	p, admin, tenant := setup(t, nil, "Conflict GmbH")
+	w := p.apiKey(admin, "journal:write", "journal:read")
 
 	// Duplicates: same date, description, accounts and amounts.
 	b := bookingBody("2025-02-10", "Telefonrechnung Februar", bline("6805", "1800", "49.90", "tax_code", "VSt19"))
@@ -197,9 +191,7 @@ func TestLedgerConflicts(t *testing.T) {
 	p.setLock(tenant, "2025-03", "soft-locked")
 	p.expectError(409, "PERIOD_LOCKED", "POST", "/v1/journal/reverse", w, map[string]any{"intent_id": march1.IntentID})
 	p.must(201, "POST", "/v1/journal/reverse", w, map[string]any{"intent_id": march1.IntentID, "booking_date": "2025-04-30"})
-	if n := count(t, p.owner, "SELECT count(*) FROM ledger.period_locks WHERE tenant_id = $1 AND period = '2025-03' AND status = 'soft-locked' AND locked_by = 'e2e'", tenant); n != 1 {
-		t.Fatalf("lock row: %d", n)
-	}
+	p.wantCount(1, "SELECT count(*) FROM ledger.period_locks WHERE tenant_id = $1 AND period = '2025-03' AND status = 'soft-locked' AND locked_by = 'e2e'", tenant)
 	// The command refuses what it does not understand.
 	for _, cmd := range []ledgerv1.SetPeriodLock{{TenantID: tenant, Period: "2025-3", Status: "open"}, {TenantID: tenant, Period: "2025-03", Status: "closed"}, {TenantID: "x", Period: "2025-03", Status: "open"}} {
 		if err := p.rpc(ledgerv1.SubjectSetPeriodLock, cmd, nil); !errs.Is(err, errs.InvalidInput) {
@@ -218,9 +210,7 @@ func TestLedgerConflicts(t *testing.T) {
 	p.setLock(tenant, "2025-13", "open")
 	closing["period"] = "2025-13"
 	adj := p.book(w, closing)
-	if n := count(t, p.owner, "SELECT count(*) FROM ledger.intents WHERE tenant_id = $1 AND id = $2 AND period = '2025-13'", tenant, adj.IntentID); n != 1 {
-		t.Fatalf("adjustment posting not stored in 2025-13")
-	}
+	p.wantCount(1, "SELECT count(*) FROM ledger.intents WHERE tenant_id = $1 AND id = $2 AND period = '2025-13'", tenant, adj.IntentID)
 	if d := p.must(200, "GET", "/v1/journal/"+adj.IntentID, w, nil); d.str("period") != "2025-13" {
 		t.Fatalf("adjustment intent: %s", d.Raw)
 	}
@@ -240,23 +230,17 @@ func TestLedgerConflicts(t *testing.T) {
 	p.expectError(409, "ALREADY_REVERSED", "POST", "/v1/journal/reverse", w, map[string]any{"intent_id": first.IntentID})
 	p.expectError(409, "CANNOT_REVERSE_REVERSAL", "POST", "/v1/journal/reverse", w, map[string]any{"intent_id": revID})
 
-	if v := p.verify(w); !v.OK {
-		t.Fatalf("verify after conflicts: %+v", v)
-	}
+	p.verifyOK(w, -1)
 }
 
 // TestLedgerScopesAndIsolation: each ledger route checks its scope; chart
 // reads need none; another tenant's ids are 404 everywhere.
 func TestLedgerScopesAndIsolation(t *testing.T) {
-	t.Parallel()
-	p := startPlatform(t, nil)
-	aAdmin, aTenant := p.newTenant("A GmbH")
+	p, aAdmin, aTenant := setup(t, nil, "A GmbH")
 	bAdmin, _ := p.newTenant("B GmbH")
-	read, _ := p.newKey(aAdmin, "journal:read")
-	write, _ := p.newKey(aAdmin, "journal:write")
-	review, _ := p.newKey(aAdmin, "journal:review")
-	cfgRead, _ := p.newKey(aAdmin, "config:read")
-	other, _ := p.newKey(aAdmin, "bank:read") // no ledger or config scope at all
+	read, write := p.apiKey(aAdmin, "journal:read"), p.apiKey(aAdmin, "journal:write")
+	review, cfgRead := p.apiKey(aAdmin, "journal:review"), p.apiKey(aAdmin, "config:read")
+	other := p.apiKey(aAdmin, "bank:read") // no ledger or config scope at all
 
 	posted := p.book(aAdmin, bookingBody("2025-01-15", "A bucht", bline("6815", "1800", "11.90", "tax_code", "VSt19")))
 	doc := p.upload(201, "/v1/documents", aAdmin, fileField("a.pdf", "application/pdf", tinyPDF)).str("id")
@@ -314,9 +298,7 @@ func TestLedgerScopesAndIsolation(t *testing.T) {
 			}
 		}
 	}
-	if after := ledgerSnapshot(t, p, aTenant); after != before {
-		t.Fatalf("refused calls changed the ledger:\nbefore %s\nafter  %s", before, after)
-	}
+	p.sameLedger("refused calls", aTenant, before)
 	// A journal:read key cannot post.
 	p.expectError(403, "FORBIDDEN", "POST", "/v1/bookings", read, bookingBody("2025-01-15", "x", bline("6815", "1800", "1")))
 	// Reading the chart needs no scope.
@@ -344,9 +326,7 @@ func TestLedgerScopesAndIsolation(t *testing.T) {
 	if pg := p.journal(bAdmin, ""); len(pg.Entries) != 0 {
 		t.Fatalf("B sees journal entries: %+v", pg.Entries)
 	}
-	if v := p.verify(bAdmin); !v.OK || v.Events != 0 {
-		t.Fatalf("B's empty chain: %+v", v)
-	}
+	p.verifyOK(bAdmin, 0)
 	r := p.must(200, "GET", "/v1/review-queue/count", bAdmin, nil)
 	if r.Body["count"] != float64(0) {
 		t.Fatalf("B's review count: %s", r.Raw)

@@ -3,7 +3,6 @@ package allinone_test
 import (
 	"encoding/json"
 	"slices"
-	"sync"
 	"testing"
 
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
@@ -28,10 +27,11 @@ type reviewItemBody struct {
 	Document   *documentBody `json:"document"`
 }
 
+// reviewResult answers confirm and override: the posting and the item's
+// new status.
 type reviewResult struct {
-	Status     string `json:"status"`
-	IntentID   string `json:"intent_id"`
-	EventCount int    `json:"event_count"`
+	postedBody
+	Status string `json:"status"`
 }
 
 // createReview queues a draft through the internal command.
@@ -45,20 +45,13 @@ func (p *platform) createReview(in ledgerv1.ReviewItemInput) ledgerv1.ReviewItem
 }
 
 func reviewIDs(items []reviewItemBody) []string {
-	out := []string{}
-	for _, it := range items {
-		out = append(out, it.ID)
-	}
-	return out
+	return sigsOf(items, func(it reviewItemBody) string { return it.ID })
 }
 
 // TestLedgerReviewQueue walks all nine review-queue routes.
 func TestLedgerReviewQueue(t *testing.T) {
-	t.Parallel()
-	p := startPlatform(t, nil)
-	admin, tenant := p.newTenant("Review GmbH")
-	rv, _ := p.newKey(admin, "journal:review")
-	ro, _ := p.newKey(admin, "journal:read")
+	p, admin, tenant := setup(t, nil, "Review GmbH")
+	rv, ro := p.apiKey(admin, "journal:review"), p.apiKey(admin, "journal:read")
 	doc := p.upload(201, "/v1/documents", admin, fileField("eingang.pdf", "application/pdf", tinyPDF)).str("id")
 
 	first := p.createReview(ledgerv1.ReviewItemInput{TenantID: tenant, SourceType: "document", SourceID: "inbox-1", DocumentID: doc, CreatedBy: "service:payables",
@@ -170,8 +163,8 @@ func TestLedgerReviewQueue(t *testing.T) {
 		t.Fatalf("confirm %+v", conf)
 	}
 	d := p.intent(ro, conf.IntentID)
-	if d.Source != "review_queue" || d.DocumentID == nil || *d.DocumentID != doc || d.Entries[0].Provenance.Channel != "review_queue" ||
-		d.Entries[0].Provenance.ChannelLabel != "Review queue" || !slices.Equal(entrySigs(d.Entries), []string{"6815>1800 100.00 VSt19", "1406>1800 19.00 VSt19"}) {
+	if d.Source != "review_queue" || d.DocumentID == nil || *d.DocumentID != doc || d.Entries[0].Provenance["channel"] != "review_queue" ||
+		d.Entries[0].Provenance["channel_label"] != "Review queue" || !slices.Equal(entrySigs(d.Entries), []string{"6815>1800 100.00 VSt19", "1406>1800 19.00 VSt19"}) {
 		t.Fatalf("confirmed intent %+v", d)
 	}
 	p.expectError(409, "REVIEW_ITEM_NOT_PENDING", "POST", "/v1/review-queue/"+first.ID+"/confirm", rv, nil)
@@ -235,51 +228,17 @@ func TestLedgerReviewQueue(t *testing.T) {
 		t.Fatalf("delete pending: %s", r.Raw)
 	}
 	p.expectError(404, "NOT_FOUND", "GET", "/v1/review-queue/next", rv, nil)
-	if n := count(t, p.owner, "SELECT count(*) FROM ledger.review_items WHERE tenant_id = $1 AND deleted_at IS NOT NULL", tenant); n != 2 {
-		t.Fatalf("%d soft-deleted items, want 2", n)
-	}
-	if v := p.verify(ro); !v.OK || v.Events != 2+2+1+2 {
-		t.Fatalf("verify %+v", v)
-	}
+	p.wantCount(2, "SELECT count(*) FROM ledger.review_items WHERE tenant_id = $1 AND deleted_at IS NOT NULL", tenant)
+	p.verifyOK(ro, 2+2+1+2)
 }
 
 // TestLedgerReviewDoubleConfirm: concurrent confirms of one item post once.
 func TestLedgerReviewDoubleConfirm(t *testing.T) {
-	t.Parallel()
-	p := startPlatform(t, nil)
-	admin, tenant := p.newTenant("Doppelklick GmbH")
+	p, admin, tenant := setup(t, nil, "Doppelklick GmbH")
 	it := p.createReview(ledgerv1.ReviewItemInput{TenantID: tenant, SourceType: "manual",
 		Suggestion: json.RawMessage(`{"booking_date":"2025-04-01","description":"Miete","lines":[{"account_debit":"6310","account_credit":"1800","amount":900}]}`)})
-	const n = 10
-	results := make([]resp, n)
-	errsCh := make(chan error, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r, err := p.send("POST", "/v1/review-queue/"+it.ID+"/confirm", admin, nil)
-			if err != nil {
-				errsCh <- err
-			}
-			results[i] = r
-		}()
-	}
-	wg.Wait()
-	close(errsCh)
-	for err := range errsCh {
-		t.Fatal(err)
-	}
-	ok := 0
-	for _, r := range results {
-		switch {
-		case r.Status == 201:
-			ok++
-		case r.Status == 409 && r.code() == "REVIEW_ITEM_NOT_PENDING":
-		default:
-			t.Errorf("concurrent confirm: %d %s", r.Status, r.Raw)
-		}
-	}
+	rs := parallel(t, 10, func(int) (resp, error) { return p.send("POST", "/v1/review-queue/"+it.ID+"/confirm", admin, nil) })
+	ok, _ := outcomes(t, "concurrent confirm", rs, 201, "REVIEW_ITEM_NOT_PENDING")
 	if c := count(t, p.owner, "SELECT count(*) FROM ledger.intents WHERE tenant_id = $1", tenant); ok != 1 || c != 1 {
 		t.Fatalf("%d confirms succeeded, %d intents; want 1 and 1", ok, c)
 	}

@@ -27,11 +27,8 @@ func toolResult(t *testing.T, r resp) (map[string]any, bool) {
 // TestMCP: tools run through the same scope check, services and audit as
 // REST, and postings record the mcp surface.
 func TestMCP(t *testing.T) {
-	t.Parallel()
-	p := startPlatform(t, nil)
-	tenantKey, _ := p.newTenant("MCP GmbH")
-	writer, _ := p.newKey(tenantKey, "journal:write", "journal:read", "config:read")
-	reader, _ := p.newKey(tenantKey, "journal:read")
+	p, tenantKey, _ := setup(t, nil, "MCP GmbH")
+	writer, reader := p.apiKey(tenantKey, "journal:write", "journal:read", "config:read"), p.apiKey(tenantKey, "journal:read")
 
 	if r := p.call("POST", "/mcp", "", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize"}); r.Status != 401 {
 		t.Fatalf("no credential: %d", r.Status)

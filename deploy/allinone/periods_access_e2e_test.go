@@ -2,8 +2,6 @@ package allinone_test
 
 import (
 	"fmt"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -12,14 +10,10 @@ import (
 // perioden:write; a tenant's locks and tasks are its own, and its locks
 // never block another tenant's postings.
 func TestPeriodsScopesAndIsolation(t *testing.T) {
-	t.Parallel()
-	p := startPlatform(t, nil)
-	aAdmin, aTenant := p.newTenant("A GmbH")
+	p, aAdmin, aTenant := setup(t, nil, "A GmbH")
 	bAdmin, bTenant := p.newTenant("B GmbH")
-	read, _ := p.newKey(aAdmin, "perioden:read")
-	write, _ := p.newKey(aAdmin, "perioden:read", "perioden:write")
-	journal, _ := p.newKey(aAdmin, "journal:write", "journal:read")
-	bJournal, _ := p.newKey(bAdmin, "journal:write")
+	read, write := p.apiKey(aAdmin, "perioden:read"), p.apiKey(aAdmin, "perioden:read", "perioden:write")
+	journal, bJournal := p.apiKey(aAdmin, "journal:write", "journal:read"), p.apiKey(bAdmin, "journal:write")
 
 	task := p.must(201, "POST", "/v1/closing/tasks", write, map[string]any{"period": "2025-02", "title": "Kasse gezählt"}).str("id")
 
@@ -47,15 +41,9 @@ func TestPeriodsScopesAndIsolation(t *testing.T) {
 	p.expectError(403, "FORBIDDEN", "GET", "/v1/closing/tasks?period=2025-02", journal, nil)
 	p.expectError(401, "UNAUTHENTICATED", "GET", "/v1/periods", "", nil)
 	// The refusals changed nothing.
-	if n := count(t, p.owner, "SELECT count(*) FROM periods.periods WHERE tenant_id = $1 AND status <> 'open'", aTenant); n != 0 {
-		t.Fatalf("%d locked periods after refused calls", n)
-	}
-	if n := count(t, p.owner, "SELECT count(*) FROM periods.closing_tasks WHERE tenant_id = $1 AND (status <> 'open' OR title <> 'Kasse gezählt')", aTenant); n != 0 {
-		t.Fatal("a refused PATCH changed the task")
-	}
-	if n := count(t, p.owner, "SELECT count(*) FROM ledger.period_locks WHERE tenant_id = $1", aTenant); n != 0 {
-		t.Fatalf("%d ledger locks after refused calls", n)
-	}
+	p.wantCount(0, "SELECT count(*) FROM periods.periods WHERE tenant_id = $1 AND status <> 'open'", aTenant)
+	p.wantCount(0, "SELECT count(*) FROM periods.closing_tasks WHERE tenant_id = $1 AND (status <> 'open' OR title <> 'Kasse gezählt')", aTenant)
+	p.wantCount(0, "SELECT count(*) FROM ledger.period_locks WHERE tenant_id = $1", aTenant)
 
 	// A's locks are A's: B lists its own, open months.
 	p.transition("soft-lock", "2025-02", write)
@@ -117,11 +105,8 @@ func TestPeriodsScopesAndIsolation(t *testing.T) {
 // the lock committed; every refusal is 409 PERIOD_LOCKED, and the periods
 // service counts exactly the postings that went through.
 func TestPeriodsLockRace(t *testing.T) {
-	t.Parallel()
-	p := startPlatform(t, env{"RATE_LIMIT_PER_MINUTE": "100000"})
-	admin, tenant := p.newTenant("Wettlauf GmbH")
-	w, _ := p.newKey(admin, "journal:write", "journal:read")
-	pw, _ := p.newKey(admin, "perioden:read", "perioden:write")
+	p, admin, tenant := setup(t, env{"RATE_LIMIT_PER_MINUTE": "100000"}, "Wettlauf GmbH")
+	w, pw := p.apiKey(admin, "journal:write", "journal:read"), p.apiKey(admin, "perioden:read", "perioden:write")
 	p.book(w, bookingBody("2025-08-01", "vorher", bline("6310", "1800", "1")))
 	// Warm the lock path (gateway, periods, identity, ledger) so that the
 	// race below is not decided by the first call's connection set-up.
@@ -130,59 +115,17 @@ func TestPeriodsLockRace(t *testing.T) {
 
 	// The postings go out 3 ms apart; the soft-lock is sent as soon as ten
 	// of them have been answered, while the others are in flight.
-	const n = 50
-	out := make([]resp, n)
-	errs := make([]error, n)
-	var answered atomic.Int32
-	tenAnswered := make(chan struct{})
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			time.Sleep(time.Duration(3*i) * time.Millisecond)
-			out[i], errs[i] = p.send("POST", "/v1/bookings", w, bookingBody("2025-08-15", fmt.Sprintf("race %d", i), bline("6310", "1800", "2")))
-			if answered.Add(1) == 10 {
-				close(tenAnswered)
-			}
-		}()
-	}
-	<-tenAnswered
-	lock, err := p.send("POST", "/v1/periods/2025-08/soft-lock", pw, nil)
-	lockedAt := answered.Load()
-	wg.Wait()
+	var lock resp
+	var err error
+	posted, locked, lockedAt := p.lockRace(w, 3*time.Millisecond, func() { lock, err = p.send("POST", "/v1/periods/2025-08/soft-lock", pw, nil) })
 	if err != nil || lock.Status != 200 || lock.str("status") != "soft-locked" {
 		t.Fatalf("soft-lock during the race: %v %d %s", err, lock.Status, lock.Raw)
-	}
-	posted, locked := 0, 0
-	for i, r := range out {
-		if errs[i] != nil {
-			t.Fatalf("posting %d: %v", i, errs[i])
-		}
-		switch {
-		case r.Status == 201:
-			posted++
-		case r.Status == 409 && r.code() == "PERIOD_LOCKED":
-			locked++
-		default:
-			t.Errorf("posting %d: %d %s", i, r.Status, r.Raw)
-		}
-	}
-	if posted < 10 {
-		t.Fatalf("only %d postings succeeded, but 10 were answered before the lock was sent", posted)
 	}
 	t.Logf("soft-lock sent after 10 answers, answered with %d answered; %d posted, %d refused", lockedAt, posted, locked)
 	if st := ledgerLock(t, p, tenant, "2025-08"); st != "soft-locked" {
 		t.Fatalf("ledger lock %q", st)
 	}
-	if after := count(t, p.owner, `SELECT count(*) FROM ledger.journal_events e JOIN ledger.period_locks l ON l.tenant_id = e.tenant_id AND l.period = '2025-08'
-		WHERE e.tenant_id = $1 AND e.captured_at > l.changed_at`, tenant); after != 0 {
-		t.Fatalf("%d events captured after the lock committed", after)
-	}
-	if got := count(t, p.owner, "SELECT count(*) FROM ledger.intents WHERE tenant_id = $1 AND description LIKE 'race %'", tenant); got != posted {
-		t.Fatalf("%d race intents stored, %d answered 201", got, posted)
-	}
-	p.expectError(409, "PERIOD_LOCKED", "POST", "/v1/bookings", w, bookingBody("2025-08-20", "danach", bline("6310", "1800", "3")))
+	p.afterLockRace(tenant, w, posted)
 	eventually(t, 5*time.Second, func() error {
 		got := p.listedPeriod(pw, "2025-08")
 		if got.Status != "soft-locked" || got.BookingCount != int64(posted+1) {
@@ -190,9 +133,6 @@ func TestPeriodsLockRace(t *testing.T) {
 		}
 		return nil
 	})
-	if v := p.verify(w); !v.OK || v.Events != int64(posted+1) {
-		t.Fatalf("verify %+v, want %d events", v, posted+1)
-	}
 
 	// Concurrent changes of one period: exactly one wins, the others see
 	// its result; concurrent create-adjustment creates once.
@@ -206,17 +146,7 @@ func TestPeriodsLockRace(t *testing.T) {
 	}
 	for _, rc := range races {
 		rs := parallel(t, 8, func(int) (resp, error) { return p.send("POST", rc.path, pw, nil) })
-		won := 0
-		for _, r := range rs {
-			switch {
-			case r.Status == rc.status:
-				won++
-			case r.Status == 409 && r.code() == rc.refusal:
-			default:
-				t.Errorf("concurrent %s: %d %s", rc.path, r.Status, r.Raw)
-			}
-		}
-		if won != 1 {
+		if won, _ := outcomes(t, "concurrent "+rc.path, rs, rc.status, rc.refusal); won != 1 {
 			t.Fatalf("concurrent %s: %d succeeded, want 1", rc.path, won)
 		}
 	}
@@ -226,12 +156,7 @@ func TestPeriodsLockRace(t *testing.T) {
 	if got := p.listedPeriod(pw, "2025-13"); got.Status != "open" || ledgerLock(t, p, tenant, "2025-13") != "open" {
 		t.Fatalf("2025-13 after concurrent creation: %+v", got)
 	}
-	eventually(t, 5*time.Second, func() error {
-		if n := count(t, p.owner, "SELECT coalesce(sum(unconfirmed), 0)::int FROM periods.periods WHERE tenant_id = $1", tenant); n != 0 {
-			return fmt.Errorf("%d lock changes still await the ledger's echo", n)
-		}
-		return nil
-	})
+	p.echoesConsumed(tenant)
 	if got := p.listedPeriod(pw, "2025-09"); got.Status != "hard-locked" {
 		t.Fatalf("2025-09 after the echoes: %+v", got)
 	}

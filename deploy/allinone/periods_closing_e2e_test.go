@@ -11,29 +11,15 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
+	"github.com/ledgerplatform/ledger/contracts/periodsv1"
 )
 
 // taskBody is one closing task.
-type taskBody struct {
-	ID        string  `json:"id"`
-	Kind      string  `json:"kind"`
-	Key       *string `json:"key"`
-	Period    string  `json:"period"`
-	Title     string  `json:"title"`
-	Status    string  `json:"status"`
-	Detail    *string `json:"detail"`
-	Assignee  *string `json:"assignee"`
-	Note      *string `json:"note"`
-	DueDate   *string `json:"due_date"`
-	UpdatedAt *string `json:"updated_at"`
-}
+type taskBody = periodsv1.Task
 
 var taskKeys = []string{"id", "kind", "key", "period", "title", "status", "detail", "assignee", "note", "due_date", "updated_at"}
 
-type taskList struct {
-	Period string     `json:"period"`
-	Tasks  []taskBody `json:"tasks"`
-}
+type taskList = periodsv1.TaskList
 
 // tasks reads the closing checklist; query may be empty.
 func (p *platform) tasks(token, query string) taskList {
@@ -75,9 +61,7 @@ func orNil(s *string) string {
 // TestClosingTasks: the computed checklist follows the review queue and the
 // period's lock; manual tasks are created, listed and changed; refusals.
 func TestClosingTasks(t *testing.T) {
-	t.Parallel()
-	p := startPlatform(t, nil)
-	admin, tenant := p.newTenant("Abschlussliste GmbH")
+	p, admin, tenant := setup(t, nil, "Abschlussliste GmbH")
 	pw, pwID := p.newKey(admin, "perioden:read", "perioden:write")
 	by := p.keyLabel(admin, pwID)
 	bAdmin, _ := p.newTenant("Fremd GmbH")
@@ -208,9 +192,7 @@ func TestClosingTasks(t *testing.T) {
 	p.expectInvalid([]string{"status"}, "POST", "/v1/closing/tasks", pw, map[string]any{"period": "2025-03", "title": "x", "status": "finished"})
 	p.expectInvalid([]string{"title"}, "POST", "/v1/closing/tasks", pw, map[string]any{"period": "2025-03", "title": strings.Repeat("x", 201)})
 	p.expectError(404, "NOT_FOUND", "POST", "/v1/closing/tasks", pw, map[string]any{"period": "2025-13", "title": "Abschluss"})
-	if n := count(t, p.owner, "SELECT count(*) FROM periods.closing_tasks WHERE tenant_id = $1", tenant); n != 2 {
-		t.Fatalf("%d manual tasks stored, want 2", n)
-	}
+	p.wantCount(2, "SELECT count(*) FROM periods.closing_tasks WHERE tenant_id = $1", tenant)
 
 	// Reading: a bad period is 400, a missing adjustment period 404, one
 	// that exists has a checklist.

@@ -9,20 +9,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ledgerplatform/ledger/contracts/periodsv1"
 )
 
 // ---- helpers of the periods end-to-end tests ----
 
 // periodBody is one period as the API shows it.
-type periodBody struct {
-	Period       string  `json:"period"`
-	Status       string  `json:"status"`
-	PeriodNumber int     `json:"period_number"`
-	BookingCount int64   `json:"booking_count"`
-	LockedBy     *string `json:"locked_by"`
-	LockedAt     *string `json:"locked_at"`
-	IsAdjustment bool    `json:"is_adjustment"`
-}
+type periodBody = periodsv1.Period
 
 // periodKeys are the fields of a period: the specification's six and
 // is_adjustment.
@@ -154,19 +148,13 @@ func assertRecent(t testing.TB, what string, at *string) {
 // fiscalYearMonths lists the months of the fiscal year, starting in month start,
 // that contains now.
 func fiscalYearMonths(now time.Time, start int) []string {
-	y := now.Year()
+	first := time.Date(now.Year(), time.Month(start), 1, 0, 0, 0, 0, time.UTC)
 	if int(now.Month()) < start {
-		y--
+		first = first.AddDate(-1, 0, 0)
 	}
 	out := []string{}
 	for i := range 12 {
-		m := start + i
-		yy := y
-		if m > 12 {
-			m -= 12
-			yy++
-		}
-		out = append(out, fmt.Sprintf("%04d-%02d", yy, m))
+		out = append(out, first.AddDate(0, i, 0).Format("2006-01"))
 	}
 	return out
 }
@@ -178,10 +166,8 @@ func fiscalYearMonths(now time.Time, start int) []string {
 // enforces the state: a posting into a locked period is 409 PERIOD_LOCKED
 // and writes nothing.
 func TestPeriodsLockStates(t *testing.T) {
-	t.Parallel()
-	p := startPlatform(t, nil)
-	admin, tenant := p.newTenant("Perioden GmbH")
-	w, _ := p.newKey(admin, "journal:write", "journal:read")
+	p, admin, tenant := setup(t, nil, "Perioden GmbH")
+	w := p.apiKey(admin, "journal:write", "journal:read")
 	pw, pwID := p.newKey(admin, "perioden:read", "perioden:write")
 	by := p.keyLabel(admin, pwID)
 
@@ -207,9 +193,7 @@ func TestPeriodsLockStates(t *testing.T) {
 		t.Fatalf("lock refusal does not name the period: %s", r.Raw)
 	}
 	p.expectError(409, "PERIOD_LOCKED", "POST", "/v1/bookings", w, bookingBody("2025-03-01", "Strom März", bline("6310", "1800", "50.00")), "Idempotency-Key", "locked-1")
-	if after := ledgerSnapshot(t, p, tenant); after != before {
-		t.Fatalf("a refused posting changed the ledger:\n%s\n%s", before, after)
-	}
+	p.sameLedger("a refused posting", tenant, before)
 	p.book(w, bookingBody("2025-04-01", "Miete April", bline("6310", "1800", "800.00")))
 
 	// soft-locked → soft-locked is refused; the lock stays as it was.
@@ -250,9 +234,7 @@ func TestPeriodsLockStates(t *testing.T) {
 	p.expectError(409, "PERIOD_ALREADY_LOCKED", "POST", "/v1/periods/2025-03/lock", pw, nil)
 	p.expectError(409, "PERIOD_ALREADY_LOCKED", "POST", "/v1/periods/2025-03/soft-lock", pw, nil)
 	p.expectError(409, "PERIOD_ALREADY_LOCKED", "POST", "/v1/periods/2025-03/reopen", pw, nil)
-	if after := ledgerSnapshot(t, p, tenant); after != before {
-		t.Fatalf("refusals changed the ledger:\n%s\n%s", before, after)
-	}
+	p.sameLedger("refusals", tenant, before)
 	if got := p.listedPeriod(pw, "2025-03"); got.Status != "hard-locked" || *got.LockedAt != *hl.LockedAt {
 		t.Fatalf("2025-03 after the refusals: %+v", got)
 	}
@@ -282,12 +264,8 @@ func TestPeriodsLockStates(t *testing.T) {
 			t.Fatalf("%s of a missing adjustment period does not say how to create it: %s", action, r.Raw)
 		}
 	}
-	if after := ledgerSnapshot(t, p, tenant); after != before {
-		t.Fatalf("refused transitions changed the ledger:\n%s\n%s", before, after)
-	}
-	if n := count(t, p.owner, "SELECT count(*) FROM periods.periods WHERE tenant_id = $1 AND (period LIKE '%-13' OR period LIKE '%-00' OR period LIKE '%-14')", tenant); n != 0 {
-		t.Fatalf("%d adjustment or invalid periods stored by refused requests", n)
-	}
+	p.sameLedger("refused transitions", tenant, before)
+	p.wantCount(0, "SELECT count(*) FROM periods.periods WHERE tenant_id = $1 AND (period LIKE '%-13' OR period LIKE '%-00' OR period LIKE '%-14')", tenant)
 
 	// The periods service and the ledger agree on every state.
 	ps := p.periods(pw)
@@ -302,20 +280,13 @@ func TestPeriodsLockStates(t *testing.T) {
 	}
 	// Every change's period_lock_set echo from the ledger is consumed
 	// without moving the local state.
-	eventually(t, 5*time.Second, func() error {
-		if n := count(t, p.owner, "SELECT coalesce(sum(unconfirmed), 0)::int FROM periods.periods WHERE tenant_id = $1", tenant); n != 0 {
-			return fmt.Errorf("%d lock changes still await the ledger's echo", n)
-		}
-		return nil
-	})
+	p.echoesConsumed(tenant)
 	for _, want := range []struct{ period, status string }{{"2025-03", "hard-locked"}, {"2025-07", "hard-locked"}} {
 		if got := p.listedPeriod(pw, want.period); got.Status != want.status {
 			t.Fatalf("%s after the echoes: %+v", want.period, got)
 		}
 	}
-	if v := p.verify(w); !v.OK {
-		t.Fatalf("verify %+v", v)
-	}
+	p.verifyOK(w, -1)
 }
 
 // ---- the adjustment period ----
@@ -324,10 +295,8 @@ func TestPeriodsLockStates(t *testing.T) {
 // takes postings (booking field period) while the year's months are all
 // hard-locked, and has lock states of its own.
 func TestPeriodsAdjustment(t *testing.T) {
-	t.Parallel()
-	p := startPlatform(t, env{"RATE_LIMIT_PER_MINUTE": "100000"})
-	admin, tenant := p.newTenant("Abschluss GmbH")
-	w, _ := p.newKey(admin, "journal:write", "journal:read")
+	p, admin, tenant := setup(t, env{"RATE_LIMIT_PER_MINUTE": "100000"}, "Abschluss GmbH")
+	w := p.apiKey(admin, "journal:write", "journal:read")
 	pw, pwID := p.newKey(admin, "perioden:read", "perioden:write")
 	by := p.keyLabel(admin, pwID)
 
@@ -365,9 +334,7 @@ func TestPeriodsAdjustment(t *testing.T) {
 	p.expectError(409, "PERIOD_LOCKED", "POST", "/v1/bookings", w, bookingBody("2025-01-02", "Januar", bline("6310", "1800", "5.00")))
 	// The adjustment period still takes postings dated in its year...
 	posted := p.book(w, closing)
-	if n := count(t, p.owner, "SELECT count(*) FROM ledger.intents WHERE tenant_id = $1 AND id = $2 AND period = '2025-13'", tenant, posted.IntentID); n != 1 {
-		t.Fatal("adjustment posting not stored in 2025-13")
-	}
+	p.wantCount(1, "SELECT count(*) FROM ledger.intents WHERE tenant_id = $1 AND id = $2 AND period = '2025-13'", tenant, posted.IntentID)
 	if d := p.must(200, "GET", "/v1/journal/"+posted.IntentID, w, nil); d.str("period") != "2025-13" {
 		t.Fatalf("adjustment intent: %s", d.Raw)
 	}
@@ -399,9 +366,7 @@ func TestPeriodsAdjustment(t *testing.T) {
 	closing["skip_duplicate_check"] = true
 	before := ledgerSnapshot(t, p, tenant)
 	p.expectError(409, "PERIOD_LOCKED", "POST", "/v1/bookings", w, closing)
-	if after := ledgerSnapshot(t, p, tenant); after != before {
-		t.Fatalf("a refused adjustment posting changed the ledger:\n%s\n%s", before, after)
-	}
+	p.sameLedger("a refused adjustment posting", tenant, before)
 	p.expectError(409, "PERIOD_ALREADY_SOFT_LOCKED", "POST", "/v1/periods/2025-13/soft-lock", pw, nil)
 	p.transition("reopen", "2025-13", pw)
 	p.book(w, closing)
@@ -413,9 +378,7 @@ func TestPeriodsAdjustment(t *testing.T) {
 	p.expectError(409, "CONFLICT", "POST", "/v1/periods/2025/create-adjustment", pw, nil)
 	// Another year's adjustment period is still missing.
 	p.expectError(404, "NOT_FOUND", "POST", "/v1/periods/2024-13/soft-lock", pw, nil)
-	if v := p.verify(w); !v.OK {
-		t.Fatalf("verify %+v", v)
-	}
+	p.verifyOK(w, -1)
 }
 
 // ---- the listing ----
@@ -425,11 +388,8 @@ func TestPeriodsAdjustment(t *testing.T) {
 // the ledger's events, and numbers periods by the tenant's fiscal year
 // start month.
 func TestPeriodsList(t *testing.T) {
-	t.Parallel()
-	p := startPlatform(t, nil)
-	admin, tenant := p.newTenant("Liste GmbH")
-	w, _ := p.newKey(admin, "journal:write", "journal:read")
-	pr, _ := p.newKey(admin, "perioden:read")
+	p, admin, tenant := setup(t, nil, "Liste GmbH")
+	w, pr := p.apiKey(admin, "journal:write", "journal:read"), p.apiKey(admin, "perioden:read")
 
 	// A new tenant: the months of the current calendar year, open and empty,
 	// newest first.

@@ -61,13 +61,10 @@ func startPlatform(t testing.TB, overrides env) *platform {
 	}()
 	t.Cleanup(func() {
 		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("platform stopped with error: %v", err)
-			}
-		case <-time.After(20 * time.Second):
+		if err, stopped := receiveWithin(done, 20*time.Second); !stopped {
 			t.Errorf("platform did not stop within 20s")
+		} else if err != nil {
+			t.Errorf("platform stopped with error: %v", err)
 		}
 	})
 	var p platform
@@ -86,6 +83,16 @@ func startPlatform(t testing.TB, overrides env) *platform {
 	t.Cleanup(owner.Close)
 	p.owner = owner
 	return &p
+}
+
+// receiveWithin waits at most d for a value from ch.
+func receiveWithin[T any](ch <-chan T, d time.Duration) (v T, ok bool) {
+	select {
+	case v = <-ch:
+		return v, true
+	case <-time.After(d):
+		return v, false
+	}
 }
 
 // resp is a decoded HTTP response.

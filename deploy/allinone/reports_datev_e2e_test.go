@@ -107,11 +107,8 @@ var datevCreatedRe = regexp.MustCompile(`^[0-9]{17}$`)
 // neutralisation; the DATEV numbers it needs; and the Festschreibung flag,
 // which follows the hard locks of the range and of the adjustment period.
 func TestReportsDATEV(t *testing.T) {
-	t.Parallel()
-	p := startPlatform(t, nil)
-	admin, _ := p.newTenant("DATEV Export GmbH")
-	w, _ := p.newKey(admin, "journal:write")
-	rk, _ := p.newKey(admin, "auswertungen:read")
+	p, admin, _ := setup(t, nil, "DATEV Export GmbH")
+	w, rk := p.apiKey(admin, "journal:write"), p.apiKey(admin, "auswertungen:read")
 	const full = "from=2025-01-01&to=2025-12-31"
 
 	// Without Beraternummer and Mandantennummer there is no DATEV file.

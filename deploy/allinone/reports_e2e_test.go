@@ -26,66 +26,53 @@ type repHeader struct {
 	To         string `json:"to"`
 }
 
-type repSuSa struct {
+// repTable is a report of rows and totals, numbers kept exact.
+type repTable struct {
 	repHeader
-	Rows []struct {
-		Account        string      `json:"account"`
-		Name           string      `json:"name"`
-		OpeningBalance json.Number `json:"opening_balance"`
-		PeriodDebit    json.Number `json:"period_debit"`
-		PeriodCredit   json.Number `json:"period_credit"`
-		YTDDebit       json.Number `json:"ytd_debit"`
-		YTDCredit      json.Number `json:"ytd_credit"`
-		Balance        json.Number `json:"balance"`
-	} `json:"rows"`
-	Totals struct {
-		PeriodDebit  json.Number `json:"period_debit"`
-		PeriodCredit json.Number `json:"period_credit"`
-		YTDDebit     json.Number `json:"ytd_debit"`
-		YTDCredit    json.Number `json:"ytd_credit"`
-	} `json:"totals"`
+	Rows   []map[string]any `json:"rows"`
+	Totals map[string]any   `json:"totals"`
 }
+
+// cols formats the fields of a row or the totals.
+func cols(m map[string]any, format string, fields ...string) string {
+	args := make([]any, len(fields))
+	for i, f := range fields {
+		args[i] = m[f]
+	}
+	return fmt.Sprintf(format, args...)
+}
+
+// text is a text field of a row ("" when it is none).
+func text(m map[string]any, field string) string { s, _ := m[field].(string); return s }
+
+type repSuSa struct{ repTable }
 
 // sigs reduces the rows to "account opening pd/pc ytd yd/yc = balance".
 func (s repSuSa) sigs() []string {
-	out := []string{}
-	for _, r := range s.Rows {
-		out = append(out, fmt.Sprintf("%s o%s p%s/%s y%s/%s =%s", r.Account, r.OpeningBalance, r.PeriodDebit, r.PeriodCredit, r.YTDDebit, r.YTDCredit, r.Balance))
-	}
-	return out
+	return sigsOf(s.Rows, func(r map[string]any) string {
+		return cols(r, "%v o%v p%v/%v y%v/%v =%v", "account", "opening_balance", "period_debit", "period_credit", "ytd_debit", "ytd_credit", "balance")
+	})
 }
 
 func (s repSuSa) totals() string {
-	t := s.Totals
-	return fmt.Sprintf("p%s/%s y%s/%s", t.PeriodDebit, t.PeriodCredit, t.YTDDebit, t.YTDCredit)
+	return cols(s.Totals, "p%v/%v y%v/%v", "period_debit", "period_credit", "ytd_debit", "ytd_credit")
 }
 
-type repTrialBalance struct {
-	repHeader
-	Rows []struct {
-		Account string      `json:"account"`
-		Name    string      `json:"name"`
-		Debit   json.Number `json:"debit"`
-		Credit  json.Number `json:"credit"`
-		Balance json.Number `json:"balance"`
-	} `json:"rows"`
-	Totals struct {
-		Debit  json.Number `json:"debit"`
-		Credit json.Number `json:"credit"`
-	} `json:"totals"`
-}
+type repTrialBalance struct{ repTable }
 
+// sigs reduces the rows to "account debit/credit =balance"; a row without
+// an account shows its name in parentheses.
 func (b repTrialBalance) sigs() []string {
-	out := []string{}
-	for _, r := range b.Rows {
-		acct := r.Account
+	return sigsOf(b.Rows, func(r map[string]any) string {
+		acct := text(r, "account")
 		if acct == "" {
-			acct = "(" + r.Name + ")"
+			acct = "(" + text(r, "name") + ")"
 		}
-		out = append(out, fmt.Sprintf("%s %s/%s =%s", acct, r.Debit, r.Credit, r.Balance))
-	}
-	return out
+		return acct + cols(r, " %v/%v =%v", "debit", "credit", "balance")
+	})
 }
+
+func (b repTrialBalance) totals() string { return cols(b.Totals, "%v/%v", "debit", "credit") }
 
 type repAccountAmount struct {
 	Account string      `json:"account"`
@@ -93,32 +80,34 @@ type repAccountAmount struct {
 	Amount  json.Number `json:"amount"`
 }
 
-func repAccountSigs(as []repAccountAmount) []string {
-	out := []string{}
-	for _, a := range as {
-		out = append(out, a.Account+" "+a.Amount.String())
-	}
-	return out
+// repAccounts are the accounts of a position.
+type repAccounts []repAccountAmount
+
+// sigs reduces the accounts to "account amount".
+func (as repAccounts) sigs() []string {
+	return sigsOf(as, func(a repAccountAmount) string { return a.Account + " " + a.Amount.String() })
+}
+
+// repPosition is a position of the GuV or of the balance sheet.
+type repPosition struct {
+	Position string      `json:"position"`
+	Label    string      `json:"label"`
+	Amount   json.Number `json:"amount"`
+	Accounts repAccounts `json:"accounts"`
 }
 
 type repGuV struct {
 	repHeader
 	Lines []struct {
-		Position string             `json:"position"`
-		Label    string             `json:"label"`
-		Kind     string             `json:"kind"`
-		Amount   json.Number        `json:"amount"`
-		Accounts []repAccountAmount `json:"accounts"`
+		repPosition
+		Kind string `json:"kind"`
 	} `json:"lines"`
 	Result json.Number `json:"result"`
 }
 
 type repNode struct {
-	Position string             `json:"position"`
-	Label    string             `json:"label"`
-	Amount   json.Number        `json:"amount"`
-	Accounts []repAccountAmount `json:"accounts"`
-	Children []repNode          `json:"children"`
+	repPosition
+	Children []repNode `json:"children"`
 }
 
 // find returns the node at a position of a side of the balance sheet.
@@ -146,10 +135,15 @@ func repPlaced(nodes []repNode) []string {
 	return out
 }
 
+// repSides are the two sides of the balance sheet.
+type repSides struct {
+	Aktiva  []repNode `json:"aktiva"`
+	Passiva []repNode `json:"passiva"`
+}
+
 type repBilanz struct {
 	repHeader
-	Aktiva       []repNode   `json:"aktiva"`
-	Passiva      []repNode   `json:"passiva"`
+	repSides
 	TotalAktiva  json.Number `json:"total_aktiva"`
 	TotalPassiva json.Number `json:"total_passiva"`
 	Balanced     bool        `json:"balanced"`
@@ -224,12 +218,27 @@ func (p *platform) repSettled(token, ytd string) repSuSa {
 	var s repSuSa
 	eventually(p.t, 10*time.Second, func() error {
 		s = p.susa(token, "2025")
-		if got := s.Totals.YTDDebit.String(); got != ytd {
+		if got := fmt.Sprint(s.Totals["ytd_debit"]); got != ytd {
 			return fmt.Errorf("SuSa 2025 ytd debit %s, want %s", got, ytd)
 		}
 		return nil
 	})
 	return s
+}
+
+// repFigureTable holds expected report rows per account: the account and
+// one column per report.
+type repFigureTable [][5]string
+
+// column lists "account row" of the accounts with a row in column i.
+func (ft repFigureTable) column(i int) []string {
+	out := []string{}
+	for _, r := range ft {
+		if r[i] != "" {
+			out = append(out, r[0]+" "+r[i])
+		}
+	}
+	return out
 }
 
 // repBalances dumps the tenant's projection tables.
@@ -254,11 +263,8 @@ func repBalances(t testing.TB, p *platform, tenant string) string {
 // the omitted period (the current fiscal year, into which the balances
 // carry), and that the books balance in each.
 func TestReportsFigures(t *testing.T) {
-	t.Parallel()
-	p := startPlatform(t, nil)
-	admin, _ := p.newTenant("Auswertung GmbH")
-	w, _ := p.newKey(admin, "journal:write")
-	rk, _ := p.newKey(admin, "auswertungen:read")
+	p, admin, _ := setup(t, nil, "Auswertung GmbH")
+	w, rk := p.apiKey(admin, "journal:write"), p.apiKey(admin, "auswertungen:read")
 
 	// A new tenant's reports are empty but complete.
 	empty := p.susa(rk, "2025")
@@ -293,26 +299,26 @@ func TestReportsFigures(t *testing.T) {
 		p.book(w, b)
 	}
 
+	// The hand-computed rows per account: the SuSa of 2025 and of 2025-03,
+	// then the trial balance of 2025 and of 2025-03 ("" where the account
+	// has no row).
+	figures := repFigureTable{
+		{"1200", "o0.00 p11900.00/11900.00 y11900.00/11900.00 =0.00", "o0.00 p11900.00/0.00 y11900.00/0.00 =11900.00", "11900.00/11900.00 =0.00", "11900.00/0.00 =11900.00"},
+		{"1800", "o0.00 p36900.00/1750.00 y36900.00/1750.00 =35150.00", "o0.00 p0.00/1500.00 y25000.00/1500.00 =23500.00", "36900.00/1750.00 =35150.00", "25000.00/1500.00 =23500.00"},
+		{"2900", "o0.00 p0.00/25000.00 y0.00/25000.00 =-25000.00", "o0.00 p0.00/0.00 y0.00/25000.00 =-25000.00", "0.00/25000.00 =-25000.00", "0.00/25000.00 =-25000.00"},
+		{"3806", "o0.00 p0.00/1900.00 y0.00/1900.00 =-1900.00", "o0.00 p0.00/1900.00 y0.00/1900.00 =-1900.00", "0.00/1900.00 =-1900.00", "0.00/1900.00 =-1900.00"},
+		{"4400", "o0.00 p0.00/10000.00 y0.00/10000.00 =-10000.00", "o0.00 p0.00/10000.00 y0.00/10000.00 =-10000.00", "0.00/10000.00 =-10000.00", "0.00/10000.00 =-10000.00"},
+		{"6310", "o0.00 p1500.00/0.00 y1500.00/0.00 =1500.00", "o0.00 p1500.00/0.00 y1500.00/0.00 =1500.00", "1500.00/0.00 =1500.00", "1500.00/0.00 =1500.00"},
+		{"6815", "o0.00 p250.00/0.00 y250.00/0.00 =250.00", "", "250.00/0.00 =250.00", ""},
+	}
+
 	// ---- SuSa ----
 	year := p.repSettled(rk, "50550.00")
 	repHeaderIs(t, year.repHeader, "susa", "2025", 2025, "2025-01", "2025-13")
-	if got, want := year.sigs(), []string{
-		"1200 o0.00 p11900.00/11900.00 y11900.00/11900.00 =0.00",
-		"1800 o0.00 p36900.00/1750.00 y36900.00/1750.00 =35150.00",
-		"2900 o0.00 p0.00/25000.00 y0.00/25000.00 =-25000.00",
-		"3806 o0.00 p0.00/1900.00 y0.00/1900.00 =-1900.00",
-		"4400 o0.00 p0.00/10000.00 y0.00/10000.00 =-10000.00",
-		"6310 o0.00 p1500.00/0.00 y1500.00/0.00 =1500.00",
-		"6815 o0.00 p250.00/0.00 y250.00/0.00 =250.00",
-	}; !slices.Equal(got, want) {
-		t.Fatalf("SuSa 2025 rows\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
-	if got := year.totals(); got != "p50550.00/50550.00 y50550.00/50550.00" {
-		t.Fatalf("SuSa 2025 totals %s", got)
-	}
+	wantRows(t, "SuSa 2025", year.sigs(), year.totals(), figures.column(1), "p50550.00/50550.00 y50550.00/50550.00")
 	for _, r := range year.Rows {
-		if r.Name == "" || r.Account == "1800" && r.Name != "Bank" {
-			t.Fatalf("SuSa row %s named %q", r.Account, r.Name)
+		if text(r, "name") == "" || text(r, "account") == "1800" && text(r, "name") != "Bank" {
+			t.Fatalf("SuSa row %s named %q", text(r, "account"), text(r, "name"))
 		}
 	}
 	wantKeys(t, "SuSa", p.report(rk, "susa", "2025", nil), "type", "period", "fiscal_year", "from", "to", "rows", "totals")
@@ -321,19 +327,7 @@ func TestReportsFigures(t *testing.T) {
 	// the others.
 	march := p.susa(rk, "2025-03")
 	repHeaderIs(t, march.repHeader, "susa", "2025-03", 2025, "2025-01", "2025-03")
-	if got, want := march.sigs(), []string{
-		"1200 o0.00 p11900.00/0.00 y11900.00/0.00 =11900.00",
-		"1800 o0.00 p0.00/1500.00 y25000.00/1500.00 =23500.00",
-		"2900 o0.00 p0.00/0.00 y0.00/25000.00 =-25000.00",
-		"3806 o0.00 p0.00/1900.00 y0.00/1900.00 =-1900.00",
-		"4400 o0.00 p0.00/10000.00 y0.00/10000.00 =-10000.00",
-		"6310 o0.00 p1500.00/0.00 y1500.00/0.00 =1500.00",
-	}; !slices.Equal(got, want) {
-		t.Fatalf("SuSa 2025-03 rows\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
-	if got := march.totals(); got != "p13400.00/13400.00 y38400.00/38400.00" {
-		t.Fatalf("SuSa 2025-03 totals %s", got)
-	}
+	wantRows(t, "SuSa 2025-03", march.sigs(), march.totals(), figures.column(2), "p13400.00/13400.00 y38400.00/38400.00")
 	if got := p.susa(rk, "2025-02"); got.totals() != "p0.00/0.00 y25000.00/25000.00" || len(got.Rows) != 2 {
 		t.Fatalf("SuSa 2025-02: %v %s", got.sigs(), got.totals())
 	}
@@ -349,33 +343,11 @@ func TestReportsFigures(t *testing.T) {
 	raw := p.report(rk, "trial_balance", "2025", &tb)
 	wantKeys(t, "trial balance", raw, "type", "period", "fiscal_year", "from", "to", "rows", "totals")
 	repHeaderIs(t, tb.repHeader, "trial_balance", "2025", 2025, "2025-01", "2025-13")
-	if got, want := tb.sigs(), []string{
-		"1200 11900.00/11900.00 =0.00",
-		"1800 36900.00/1750.00 =35150.00",
-		"2900 0.00/25000.00 =-25000.00",
-		"3806 0.00/1900.00 =-1900.00",
-		"4400 0.00/10000.00 =-10000.00",
-		"6310 1500.00/0.00 =1500.00",
-		"6815 250.00/0.00 =250.00",
-	}; !slices.Equal(got, want) {
-		t.Fatalf("trial balance 2025\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
-	if tb.Totals.Debit != "50550.00" || tb.Totals.Credit != "50550.00" {
-		t.Fatalf("trial balance totals %+v", tb.Totals)
-	}
+	wantRows(t, "trial balance 2025", tb.sigs(), tb.totals(), figures.column(3), "50550.00/50550.00")
 	tb = repTrialBalance{}
 	p.report(rk, "trial_balance", "2025-03", &tb)
 	repHeaderIs(t, tb.repHeader, "trial_balance", "2025-03", 2025, "2025-01", "2025-03")
-	if got, want := tb.sigs(), []string{
-		"1200 11900.00/0.00 =11900.00",
-		"1800 25000.00/1500.00 =23500.00",
-		"2900 0.00/25000.00 =-25000.00",
-		"3806 0.00/1900.00 =-1900.00",
-		"4400 0.00/10000.00 =-10000.00",
-		"6310 1500.00/0.00 =1500.00",
-	}; !slices.Equal(got, want) || tb.Totals.Debit != "38400.00" || tb.Totals.Credit != "38400.00" {
-		t.Fatalf("trial balance 2025-03 %v totals %+v", got, tb.Totals)
-	}
+	wantRows(t, "trial balance 2025-03", tb.sigs(), tb.totals(), figures.column(4), "38400.00/38400.00")
 
 	// ---- GuV ----
 	var guv repGuV
@@ -397,7 +369,7 @@ func TestReportsFigures(t *testing.T) {
 		if want[0] == "" {
 			want[0] = "0.00"
 		}
-		if got := [2]string{l.Amount.String(), strings.Join(repAccountSigs(l.Accounts), ",")}; got != want || l.Label == "" || l.Kind == "" || l.Accounts == nil {
+		if got := [2]string{l.Amount.String(), strings.Join(l.Accounts.sigs(), ",")}; got != want || l.Label == "" || l.Kind == "" || l.Accounts == nil {
 			t.Fatalf("GuV line %s (%s): %v, want %v", l.Position, l.Label, got, want)
 		}
 	}
@@ -466,25 +438,21 @@ func TestReportsFigures(t *testing.T) {
 		// its result, never closed into equity, is carried forward.
 		s := p.susa(rk, "")
 		repHeaderIs(t, s.repHeader, "susa", cur, time.Now().UTC().Year(), cur+"-01", cur+"-13")
-		if got, want := s.sigs(), []string{
+		wantRows(t, "SuSa "+cur, s.sigs(), s.totals(), []string{
 			"1800 o35150.00 p0.00/0.00 y0.00/0.00 =35150.00",
 			"2900 o-25000.00 p0.00/0.00 y0.00/0.00 =-25000.00",
 			"3806 o-1900.00 p0.00/0.00 y0.00/0.00 =-1900.00",
-		}; !slices.Equal(got, want) || s.totals() != "p0.00/0.00 y0.00/0.00" {
-			t.Fatalf("SuSa %s: %v %s, want %v", cur, got, s.totals(), want)
-		}
+		}, "p0.00/0.00 y0.00/0.00")
 		var tb repTrialBalance
 		p.report(rk, "trial_balance", "", &tb)
 		carry := "(Ergebnisvortrag aus Vorjahren (nicht abgeschlossene Erfolgskonten)) 0.00/8250.00 =-8250.00"
-		if got, want := tb.sigs(), []string{
+		wantRows(t, "trial balance "+cur, tb.sigs(), tb.totals(), []string{
 			"1200 11900.00/11900.00 =0.00",
 			"1800 36900.00/1750.00 =35150.00",
 			"2900 0.00/25000.00 =-25000.00",
 			"3806 0.00/1900.00 =-1900.00",
 			carry,
-		}; !slices.Equal(got, want) || tb.Totals.Debit != "48800.00" || tb.Totals.Credit != "48800.00" {
-			t.Fatalf("trial balance %s:\n%s\ntotals %+v", cur, strings.Join(got, "\n"), tb.Totals)
-		}
+		}, "48800.00/48800.00")
 		var b repBilanz
 		p.report(rk, "bilanz", "", &b)
 		if !b.Balanced || b.TotalAktiva != "35150.00" || b.Result != "0.00" {
@@ -505,10 +473,8 @@ func TestReportsFigures(t *testing.T) {
 // the period must be YYYY-MM, YYYY-13 or YYYY; nothing else reaches the
 // projection.
 func TestReportsBadRequests(t *testing.T) {
-	t.Parallel()
-	p := startPlatform(t, nil)
-	admin, _ := p.newTenant("Fehler GmbH")
-	rk, _ := p.newKey(admin, "auswertungen:read")
+	p, admin, _ := setup(t, nil, "Fehler GmbH")
+	rk := p.apiKey(admin, "auswertungen:read")
 
 	for _, typ := range []string{"susa", "trial_balance", "guv", "bilanz"} {
 		for _, period := range []string{"2025-01", "2025-12", "2025-13", "2025", "1900", "9998", ""} {
@@ -534,14 +500,10 @@ func TestReportsBadRequests(t *testing.T) {
 // TestReportsAccess: reports need auswertungen:read, and a tenant sees only
 // its own figures.
 func TestReportsAccess(t *testing.T) {
-	t.Parallel()
-	p := startPlatform(t, nil)
-	adminA, _ := p.newTenant("Mandant A GmbH")
+	p, adminA, _ := setup(t, nil, "Mandant A GmbH")
 	adminB, _ := p.newTenant("Mandant B GmbH")
-	wa, _ := p.newKey(adminA, "journal:write")
-	wb, _ := p.newKey(adminB, "journal:write")
-	ra, _ := p.newKey(adminA, "auswertungen:read")
-	rb, _ := p.newKey(adminB, "auswertungen:read")
+	wa, wb := p.apiKey(adminA, "journal:write"), p.apiKey(adminB, "journal:write")
+	ra, rb := p.apiKey(adminA, "auswertungen:read"), p.apiKey(adminB, "auswertungen:read")
 
 	p.repFigures(wa)
 	p.book(wb, bookingBody("2025-05-05", "Einlage B", bline("1800", "2900", "777.00")))
@@ -566,9 +528,7 @@ func TestReportsAccess(t *testing.T) {
 		}
 		return nil
 	})
-	if got, want := b.sigs(), []string{"1800 o0.00 p777.00/0.00 y777.00/0.00 =777.00", "2900 o0.00 p0.00/777.00 y0.00/777.00 =-777.00"}; !slices.Equal(got, want) || b.totals() != "p777.00/777.00 y777.00/777.00" {
-		t.Fatalf("B's SuSa %v %s, want %v", got, b.totals(), want)
-	}
+	wantRows(t, "B's SuSa", b.sigs(), b.totals(), []string{"1800 o0.00 p777.00/0.00 y777.00/0.00 =777.00", "2900 o0.00 p0.00/777.00 y0.00/777.00 =-777.00"}, "p777.00/777.00 y777.00/777.00")
 	if got := p.susa(ra, "2025"); !slices.Equal(got.sigs(), a.sigs()) || got.totals() != "p50550.00/50550.00 y50550.00/50550.00" {
 		t.Fatalf("A's SuSa changed with B's posting: %v %s", got.sigs(), got.totals())
 	}
@@ -587,11 +547,8 @@ func TestReportsAccess(t *testing.T) {
 // TestReportsRebuild: the projection rebuilt from the journal feed equals
 // the live one, even after the live one was damaged.
 func TestReportsRebuild(t *testing.T) {
-	t.Parallel()
-	p := startPlatform(t, nil)
-	admin, tenant := p.newTenant("Rebuild GmbH")
-	w, _ := p.newKey(admin, "journal:write")
-	rk, _ := p.newKey(admin, "auswertungen:read")
+	p, admin, tenant := setup(t, nil, "Rebuild GmbH")
+	w, rk := p.apiKey(admin, "journal:write"), p.apiKey(admin, "auswertungen:read")
 	ids := p.repFigures(w)
 	p.book(w, bookingBody("2024-12-30", "Vorjahr", bline("1800", "2900", "100.00")))
 	p.must(201, "POST", "/v1/journal/reverse", w, map[string]any{"intent_id": ids[4]})
@@ -648,9 +605,7 @@ func TestReportsRebuild(t *testing.T) {
 
 	rebuild()
 	compare("rebuilt")
-	if n := count(t, p.owner, "SELECT count(*) FROM reporting.tenant_heads WHERE tenant_id = $1 AND rebuilt_at > now() - interval '1 minute'", tenant); n != 1 {
-		t.Fatal("tenant_heads.rebuilt_at not set by the rebuild")
-	}
+	p.wantCount(1, "SELECT count(*) FROM reporting.tenant_heads WHERE tenant_id = $1 AND rebuilt_at > now() - interval '1 minute'", tenant)
 
 	// Damage the projection: a wrong amount, a lost row, a foreign row.
 	ctx := context.Background()

@@ -146,11 +146,8 @@ func (a gobdArchive) column(table, name string) []string {
 // chain, the journal of exactly the fiscal year's events and the chain head
 // the ledger verifies.
 func TestReportsGoBD(t *testing.T) {
-	t.Parallel()
-	p := startPlatform(t, nil)
-	admin, _ := p.newTenant("Prüfung & Söhne GmbH")
-	w, _ := p.newKey(admin, "journal:write", "journal:read")
-	rk, _ := p.newKey(admin, "auswertungen:read")
+	p, admin, _ := setup(t, nil, "Prüfung & Söhne GmbH")
+	w, rk := p.apiKey(admin, "journal:write", "journal:read"), p.apiKey(admin, "auswertungen:read")
 
 	for _, c := range []struct{ query, field string }{
 		{"", "year"}, {"?year=25", "year"}, {"?year=2025-01", "year"}, {"?year=abcd", "year"}, {"?year=1899", "year"},

@@ -27,11 +27,8 @@ func (p *platform) waitExportJob(token, id string) resp {
 }
 
 func TestReportsExportJobs(t *testing.T) {
-	t.Parallel()
-	p := startPlatform(t, nil)
-	admin, _ := p.newTenant("Export Jobs GmbH")
-	w, _ := p.newKey(admin, "journal:write")
-	rk, _ := p.newKey(admin, "auswertungen:read")
+	p, admin, _ := setup(t, nil, "Export Jobs GmbH")
+	w, rk := p.apiKey(admin, "journal:write"), p.apiKey(admin, "auswertungen:read")
 	p.must(200, "PATCH", "/v1/tenant", admin, map[string]any{"datev_consultant_number": "1234567", "datev_client_number": "42"})
 
 	events := 0
