@@ -19,7 +19,7 @@ help: ## list the targets
 run: ## the whole platform in one process on :8080 (embedded NATS, data under .data/)
 	@mkdir -p $(BIN)
 	$(GO) build -o $(BIN)/allinone ./deploy/allinone/cmd/allinone
-	exec $(BIN)/allinone
+	LOG_FORMAT=$${LOG_FORMAT:-text} exec $(BIN)/allinone
 
 test: ## go vet, then every test against real Postgres, NATS (embedded) and Redis
 	@deploy/dev/ensure-services.sh

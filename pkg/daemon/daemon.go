@@ -270,27 +270,35 @@ func runLoop(ctx context.Context, l Loop, log *slog.Logger) {
 // stopped by SIGINT or SIGTERM. load declares the service from the
 // environment (services with settings of their own read them there).
 func Main(load func(getenv func(string) string) (Service, error)) {
-	log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
-	if err := run(load, log); err != nil {
+	Process(func(ctx context.Context, getenv func(string) string, log *slog.Logger) error {
+		svc, err := load(getenv)
+		if err != nil {
+			return err
+		}
+		cfg, err := LoadConfig(svc.Name, getenv)
+		if err != nil {
+			return err
+		}
+		return Run(ctx, svc, cfg, Deps{Log: log})
+	})
+}
+
+// Process is the main function of every command: run gets a context that
+// ends on SIGINT or SIGTERM, the environment and a logger (JSON for log
+// collectors; LOG_FORMAT=text for people, as `make run` sets); an error
+// other than the context's own exits with status 1.
+func Process(run func(ctx context.Context, getenv func(string) string, log *slog.Logger) error) {
+	var h slog.Handler = slog.NewJSONHandler(os.Stderr, nil)
+	if os.Getenv("LOG_FORMAT") == "text" {
+		h = slog.NewTextHandler(os.Stderr, nil)
+	}
+	log := slog.New(h)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Getenv, log)
+	stop()
+	if err != nil && !errors.Is(err, context.Canceled) {
 		log.Error("exiting", "err", err)
 		os.Exit(1)
 	}
-}
-
-func run(load func(getenv func(string) string) (Service, error), log *slog.Logger) error {
-	svc, err := load(os.Getenv)
-	if err != nil {
-		return err
-	}
-	cfg, err := LoadConfig(svc.Name, os.Getenv)
-	if err != nil {
-		return err
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	err = Run(ctx, svc, cfg, Deps{Log: log})
-	if errors.Is(err, context.Canceled) {
-		return nil
-	}
-	return err
+	log.Info("stopped")
 }

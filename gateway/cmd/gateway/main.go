@@ -1,25 +1,20 @@
-// Command gateway serves the /v1 REST API.
+// Command gateway serves the /v1 REST API and the MCP endpoint.
 package main
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
+	"log/slog"
 
 	"github.com/ledgerplatform/ledger/gateway/gatewayd"
+	"github.com/ledgerplatform/ledger/pkg/daemon"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	cfg, err := gatewayd.LoadConfig(os.Getenv)
-	if err == nil {
-		err = gatewayd.Run(ctx, cfg, gatewayd.Deps{})
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
+	daemon.Process(func(ctx context.Context, getenv func(string) string, log *slog.Logger) error {
+		cfg, err := gatewayd.LoadConfig(getenv)
+		if err != nil {
+			return err
+		}
+		return gatewayd.Run(ctx, cfg, gatewayd.Deps{Log: log})
+	})
 }

@@ -3,28 +3,20 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/ledgerplatform/ledger/deploy/allinone"
+	"github.com/ledgerplatform/ledger/pkg/daemon"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	cfg, err := allinone.LoadConfig(os.Getenv)
-	if err == nil {
-		err = allinone.Run(ctx, cfg, allinone.Deps{Log: log, Ready: func(addr string) {
+	daemon.Process(func(ctx context.Context, getenv func(string) string, log *slog.Logger) error {
+		cfg, err := allinone.LoadConfig(getenv)
+		if err != nil {
+			return err
+		}
+		return allinone.Run(ctx, cfg, allinone.Deps{Log: log, Ready: func(addr string) {
 			log.Info("platform ready", "gateway", "http://"+addr)
 		}})
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "allinone:", err)
-		os.Exit(1)
-	}
-	log.Info("platform stopped")
+	})
 }
