@@ -16,7 +16,5 @@ type Client struct{ C Caller }
 
 // Tenant reads the caller's tenant master data (SubjectTenantGet).
 func (c Client) Tenant(ctx context.Context) (Tenant, error) {
-	var out Tenant
-	err := c.C.Call(ctx, SubjectTenantGet, nil, nil, &out)
-	return out, err
+	return rpc.Send[Tenant](ctx, c.C, SubjectTenantGet, nil)
 }

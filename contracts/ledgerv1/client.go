@@ -21,41 +21,31 @@ type Client struct{ C Caller }
 // Post posts a booking under the caller's deterministic intent id
 // (SubjectPost).
 func (c Client) Post(ctx context.Context, r PostRequest) (Posted, error) {
-	var out Posted
-	err := c.C.Call(ctx, SubjectPost, nil, r, &out)
-	return out, err
+	return rpc.Send[Posted](ctx, c.C, SubjectPost, r)
 }
 
 // CreateReviewItem proposes a booking draft for the review queue
 // (SubjectReviewCreate); Created is false when the id or the live source
 // already had an item.
 func (c Client) CreateReviewItem(ctx context.Context, in ReviewItemInput) (ReviewItemCreated, error) {
-	var out ReviewItemCreated
-	err := c.C.Call(ctx, SubjectReviewCreate, nil, in, &out)
-	return out, err
+	return rpc.Send[ReviewItemCreated](ctx, c.C, SubjectReviewCreate, in)
 }
 
 // SetPeriodLock sets the lock state of a tenant's period
 // (SubjectSetPeriodLock).
 func (c Client) SetPeriodLock(ctx context.Context, cmd SetPeriodLock) (PeriodLockSet, error) {
-	var out PeriodLockSet
-	err := c.C.Call(ctx, SubjectSetPeriodLock, nil, cmd, &out)
-	return out, err
+	return rpc.Send[PeriodLockSet](ctx, c.C, SubjectSetPeriodLock, cmd)
 }
 
 // JournalFeed reads a page of a tenant's journal in number order
 // (SubjectJournalFeed).
 func (c Client) JournalFeed(ctx context.Context, r JournalFeedRequest) (JournalFeed, error) {
-	var out JournalFeed
-	err := c.C.Call(ctx, SubjectJournalFeed, nil, r, &out)
-	return out, err
+	return rpc.Send[JournalFeed](ctx, c.C, SubjectJournalFeed, r)
 }
 
 // VerifyChain recomputes the caller's hash chain (SubjectJournalVerify).
 func (c Client) VerifyChain(ctx context.Context) (Verification, error) {
-	var out Verification
-	err := c.C.Call(ctx, SubjectJournalVerify, nil, nil, &out)
-	return out, err
+	return rpc.Send[Verification](ctx, c.C, SubjectJournalVerify, nil)
 }
 
 // Accounts reads a page of the caller's chart of accounts
@@ -73,9 +63,7 @@ func (c Client) Accounts(ctx context.Context, f AccountFilter) (AccountPage, err
 	if f.Offset > 0 {
 		q.Set("offset", strconv.Itoa(f.Offset))
 	}
-	var out AccountPage
-	err := c.C.CallQuery(ctx, SubjectAccountsList, nil, q, &out)
-	return out, err
+	return rpc.Query[AccountPage](ctx, c.C, SubjectAccountsList, q)
 }
 
 // TaxCodes reads the caller's tax codes, deactivated ones too when
@@ -85,8 +73,7 @@ func (c Client) TaxCodes(ctx context.Context, includeInactive bool) ([]TaxCode, 
 	if includeInactive {
 		q = url.Values{"include_inactive": {"true"}}
 	}
-	var out TaxCodeList
-	err := c.C.CallQuery(ctx, SubjectTaxCodesList, nil, q, &out)
+	out, err := rpc.Query[TaxCodeList](ctx, c.C, SubjectTaxCodesList, q)
 	return out.TaxCodes, err
 }
 
@@ -97,7 +84,5 @@ func (c Client) ReviewCount(ctx context.Context, status string) (ReviewCount, er
 	if status != "" {
 		q = url.Values{"status": {status}}
 	}
-	var out ReviewCount
-	err := c.C.CallQuery(ctx, SubjectReviewCount, nil, q, &out)
-	return out, err
+	return rpc.Query[ReviewCount](ctx, c.C, SubjectReviewCount, q)
 }

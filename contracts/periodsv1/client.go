@@ -16,7 +16,5 @@ type Client struct{ C Caller }
 // Status reads the lock status of a tenant's periods in a range
 // (SubjectStatus); a period not listed is open.
 func (c Client) Status(ctx context.Context, r StatusRequest) (StatusReply, error) {
-	var out StatusReply
-	err := c.C.Call(ctx, SubjectStatus, nil, r, &out)
-	return out, err
+	return rpc.Send[StatusReply](ctx, c.C, SubjectStatus, r)
 }

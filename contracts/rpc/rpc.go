@@ -23,3 +23,17 @@ type Caller interface {
 	Call(ctx context.Context, subject string, params url.Values, in, out any) error
 	CallQuery(ctx context.Context, subject string, params, query url.Values, out any) error
 }
+
+// Send is Caller.Call for a reply of type Out.
+func Send[Out any](ctx context.Context, c Caller, subject string, in any) (Out, error) {
+	var out Out
+	err := c.Call(ctx, subject, nil, in, &out)
+	return out, err
+}
+
+// Query is Caller.CallQuery for a reply of type Out.
+func Query[Out any](ctx context.Context, c Caller, subject string, query url.Values) (Out, error) {
+	var out Out
+	err := c.CallQuery(ctx, subject, nil, query, &out)
+	return out, err
+}
