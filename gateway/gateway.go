@@ -6,7 +6,6 @@ package gateway
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"log/slog"
 	"net"
 	"net/http"
@@ -72,7 +71,7 @@ type Gateway struct {
 	audit   *auditor
 	metrics *metrics
 	openapi []byte
-	mcp     map[string]mcpTool
+	tools   map[string]*mcpTool
 	handler http.Handler
 	sub     *nats.Subscription
 }
@@ -86,7 +85,7 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 	if deps.Limiter == nil {
 		deps.Limiter = NewMemoryLimiter()
 	}
-	g := &Gateway{cfg: cfg, deps: deps, router: newRouter(Routes), metrics: newMetrics()}
+	g := &Gateway{cfg: cfg, deps: deps, metrics: newMetrics()}
 	g.client = &natsx.Client{NC: deps.NC, Timeout: cfg.RequestTimeout}
 	g.creds = newCredentialCache(natsVerifier{g.client}, cfg.CredentialTTL)
 	var err error
@@ -100,7 +99,11 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 		return nil, errs.Wrap("gateway.New: openapi", err)
 	}
 
-	mux := http.NewServeMux()
+	g.router = newRouter(Routes, g.serveRoute, http.HandlerFunc(g.unrouted))
+	if g.tools, err = newTools(g.router); err != nil {
+		return nil, errs.Wrap("gateway.New", err)
+	}
+	mux := g.router.mux
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
@@ -110,10 +113,6 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(g.openapi)
 	})
-	mux.Handle("/v1/", http.HandlerFunc(g.serveAPI))
-	if g.mcp, err = g.mcpTools(); err != nil {
-		return nil, errs.Wrap("gateway.New", err)
-	}
 	mux.HandleFunc("/mcp", g.serveMCP)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, errs.NotFoundf("no route for %s %s", r.Method, r.URL.Path))
@@ -173,12 +172,14 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-// writeError writes the one error shape; internals never reach the client.
-func writeError(w http.ResponseWriter, r *http.Request, err error) {
+// publicError is the one error shape, for REST and MCP alike; internals
+// never reach the client.
+func publicError(err error, requestID string) (int, errs.Body) {
 	code, msg, details := errs.Public(err)
-	var e *errs.Error
-	if errors.As(err, &e) && (e.Code == errs.Timeout || e.Code == errs.Unavailable) {
-		code, msg = e.Code, e.Message
-	}
-	writeJSON(w, errs.Status(code), errs.Body{Error: msg, Code: code, Details: details, RequestID: requestIDOf(r)})
+	return errs.Status(code), errs.Body{Error: msg, Code: code, Details: details, RequestID: requestID}
+}
+
+func writeError(w http.ResponseWriter, r *http.Request, err error) {
+	status, body := publicError(err, requestIDOf(r))
+	writeJSON(w, status, body)
 }

@@ -17,12 +17,12 @@ func newMetrics() *metrics {
 	m := &metrics{
 		reg: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "gateway_http_requests_total", Help: "HTTP requests by route and status.",
-		}, []string{"method", "route", "status"}),
+			Name: "gateway_http_requests_total", Help: "Calls by surface (api or mcp), route and status; an MCP tool call counts under its route.",
+		}, []string{"surface", "method", "route", "status"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "gateway_http_request_duration_seconds", Help: "HTTP request latency by route.",
+			Name: "gateway_http_request_duration_seconds", Help: "Call latency by surface and route.",
 			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
-		}, []string{"method", "route"}),
+		}, []string{"surface", "method", "route"}),
 		auditFailures: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "gateway_audit_publish_failures_total", Help: "Audit records JetStream did not acknowledge.",
 		}),

@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"context"
 	"log/slog"
 	"net/http"
 	"regexp"
@@ -55,7 +54,7 @@ func recoverer(log *slog.Logger) func(http.Handler) http.Handler {
 	}
 }
 
-// statusWriter remembers the status for logs, metrics and the audit record.
+// statusWriter remembers the status for the access log.
 type statusWriter struct {
 	http.ResponseWriter
 	status int
@@ -77,27 +76,17 @@ func (s *statusWriter) Write(b []byte) (int, error) {
 
 func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
-type routeLabelKey struct{}
-
-// routeLabel lets the API handler name the matched route for the access log.
-type routeLabel struct{ name string }
-
+// accessLog must wrap the ServeMux directly: the mux notes the pattern it
+// matched on the very request it is handed.
 func accessLog(log *slog.Logger) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			start := time.Now()
 			sw := &statusWriter{ResponseWriter: w}
-			label := &routeLabel{name: r.URL.Path}
-			next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), routeLabelKey{}, label)))
+			next.ServeHTTP(sw, r)
 			log.LogAttrs(r.Context(), slog.LevelInfo, "http",
-				slog.String("method", r.Method), slog.String("route", label.name), slog.Int("status", sw.status),
-				slog.Duration("duration", time.Since(start)), slog.String("request_id", requestIDOf(r)))
+				slog.String("method", r.Method), slog.String("route", r.Pattern), slog.String("path", r.URL.Path),
+				slog.Int("status", sw.status), slog.Duration("duration", time.Since(start)), slog.String("request_id", requestIDOf(r)))
 		})
-	}
-}
-
-func setRouteLabel(r *http.Request, name string) {
-	if l, ok := r.Context().Value(routeLabelKey{}).(*routeLabel); ok {
-		l.name = name
 	}
 }

@@ -1,89 +1,64 @@
 package gateway
 
 import (
-	"net/url"
+	"net/http"
+	"slices"
 	"strings"
 )
 
-// router matches request paths against Routes. Static segments win over
-// parameters, so /v1/review-queue/count is never taken for an id.
-type router struct {
-	routes []compiled
-}
-
-type compiled struct {
+// route is a Route ready to serve.
+type route struct {
 	Route
-	segs   []string // "" marks a parameter
-	names  []string
-	static int
+	name   string   // "METHOD /pattern": the ServeMux pattern, audit route and metrics label
+	params []string // path parameter names in order; the first is the audited target
 }
 
-type match struct {
-	route  *compiled
-	params url.Values
+// router serves Routes by ServeMux patterns, which already let static
+// segments win over parameters (/v1/review-queue/count is never an id).
+// What a ServeMux would answer in plain text, the unrouted handler answers
+// in the API's error shape.
+type router struct {
+	mux     *http.ServeMux
+	routes  map[string]*route // by name
+	methods []string          // every method some route takes
 }
 
-func newRouter(routes []Route) *router {
-	r := &router{}
-	for _, rt := range routes {
-		c := compiled{Route: rt}
-		for _, s := range strings.Split(strings.Trim(rt.Pattern, "/"), "/") {
-			if strings.HasPrefix(s, "{") && strings.HasSuffix(s, "}") {
-				c.segs = append(c.segs, "")
-				c.names = append(c.names, s[1:len(s)-1])
-				continue
-			}
-			c.segs = append(c.segs, s)
-			c.static++
-		}
-		r.routes = append(r.routes, c)
-	}
-	return r
-}
-
-// find returns the best route for method and path; pathKnown reports whether
-// any route has this path under another method (405 rather than 404).
-func (r *router) find(method, path string) (m match, pathKnown bool) {
-	segs := strings.Split(strings.Trim(path, "/"), "/")
-	best := -1
-	for i := range r.routes {
-		c := &r.routes[i]
-		if len(c.segs) != len(segs) || !c.matches(segs) {
-			continue
-		}
-		if c.Method != method {
-			pathKnown = true
-			continue
-		}
-		if c.static > best {
-			best = c.static
-			m.route = c
-		}
-	}
-	if m.route != nil {
-		m.params = url.Values{}
-		j := 0
-		for i, s := range m.route.segs {
-			if s == "" {
-				m.params.Set(m.route.names[j], segs[i])
-				j++
+func newRouter(routes []Route, serve func(*route) http.Handler, unrouted http.Handler) *router {
+	rr := &router{mux: http.NewServeMux(), routes: map[string]*route{}}
+	for _, def := range routes {
+		rt := &route{Route: def, name: def.Method + " " + def.Pattern}
+		for _, seg := range strings.Split(def.Pattern, "/") {
+			if name, ok := strings.CutPrefix(seg, "{"); ok {
+				rt.params = append(rt.params, strings.TrimSuffix(name, "}"))
 			}
 		}
+		rr.routes[rt.name] = rt
+		if !slices.Contains(rr.methods, def.Method) {
+			rr.methods = append(rr.methods, def.Method)
+		}
+		h := serve(rt)
+		rr.mux.Handle(rt.name, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != rt.Method { // ServeMux lets HEAD into GET routes; the API declares no HEAD
+				unrouted.ServeHTTP(w, r)
+				return
+			}
+			h.ServeHTTP(w, r)
+		}))
 	}
-	return m, pathKnown
+	rr.mux.Handle("/v1/", unrouted)
+	return rr
 }
 
-func (c *compiled) matches(segs []string) bool {
-	for i, s := range c.segs {
-		if s == "" {
-			if segs[i] == "" {
-				return false
-			}
-			continue
-		}
-		if s != segs[i] {
-			return false
+// allowed lists the methods whose routes take r's path, for a 405 and its
+// Allow header.
+func (rr *router) allowed(r *http.Request) []string {
+	var out []string
+	for _, m := range rr.methods {
+		probe := r.WithContext(r.Context())
+		probe.Method = m
+		if _, pattern := rr.mux.Handler(probe); rr.routes[pattern] != nil {
+			out = append(out, m)
 		}
 	}
-	return true
+	return out
 }

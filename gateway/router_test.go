@@ -1,43 +1,76 @@
 package gateway
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 )
 
 func TestRouterFind(t *testing.T) {
+	var (
+		served *route
+		params url.Values
+	)
+	serve := func(rt *route) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			served, params = rt, url.Values{}
+			for _, name := range rt.params {
+				params.Set(name, r.PathValue(name))
+			}
+		})
+	}
 	r := newRouter([]Route{
 		{Method: "GET", Pattern: "/v1/review-queue/{id}", Subject: "get"},
 		{Method: "GET", Pattern: "/v1/review-queue/count", Subject: "count"},
 		{Method: "DELETE", Pattern: "/v1/review-queue/{id}", Subject: "delete"},
 		{Method: "POST", Pattern: "/v1/review-queue/{id}/adjust", Subject: "adjust"},
-	})
+	}, serve, http.NotFoundHandler())
 	tests := []struct {
 		method, path string
 		subject      string
 		params       url.Values
-		pathKnown    bool
+		pathKnown    bool // another method serves the path: 405 rather than 404
 	}{
 		{"GET", "/v1/review-queue/count", "count", url.Values{}, true}, // DELETE /{id} also matches the path
 		{"GET", "/v1/review-queue/abc", "get", url.Values{"id": {"abc"}}, true},
 		{"DELETE", "/v1/review-queue/abc", "delete", url.Values{"id": {"abc"}}, true},
 		{"POST", "/v1/review-queue/abc/adjust", "adjust", url.Values{"id": {"abc"}}, false},
 		{"PUT", "/v1/review-queue/abc", "", nil, true},
+		{"HEAD", "/v1/review-queue/abc", "", nil, true},
 		{"GET", "/v1/review-queue/", "", nil, false},
 		{"GET", "/v1/nothing", "", nil, false},
 	}
 	for _, tt := range tests {
-		m, known := r.find(tt.method, tt.path)
+		served, params = nil, nil
+		req := httptest.NewRequest(tt.method, tt.path, nil)
+		r.mux.ServeHTTP(httptest.NewRecorder(), req)
 		var subject string
-		if m.route != nil {
-			subject = m.route.Subject
+		if served != nil {
+			subject = served.Subject
 		}
-		got := []any{subject, m.params, known}
+		known := slices.ContainsFunc(r.allowed(req), func(m string) bool { return m != tt.method })
+		got := []any{subject, params, known}
 		if diff := cmp.Diff([]any{tt.subject, tt.params, tt.pathKnown}, got); diff != "" {
 			t.Errorf("%s %s mismatch (-want +got):\n%s", tt.method, tt.path, diff)
 		}
+	}
+}
+
+// TestToolsAreRoutes: every MCP tool describes a route, and what a GET tool
+// declares besides path parameters is its query.
+func TestToolsAreRoutes(t *testing.T) {
+	rr := newRouter(Routes, func(*route) http.Handler { return http.NotFoundHandler() }, http.NotFoundHandler())
+	ts, err := newTools(rr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := ts["account_entries"]
+	if !got.query["startDate"] || got.query["number"] || ts["post_booking"].query["description"] {
+		t.Fatalf("query arguments: account_entries %v, post_booking %v", got.query, ts["post_booking"].query)
 	}
 }
 

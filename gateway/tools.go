@@ -1,17 +1,16 @@
 package gateway
 
-// MCP tools. Each tool is bound to one route of Routes, so a tool call takes
-// exactly the path of the REST call: the route's scope check, the same NATS
-// subject and service code, the same audit record (surface "mcp").
-// Arguments named like the route's path parameters fill the path; those in
-// Query go to the query string; every other argument forms the JSON body.
+// MCP tools. A tool is a description of one route of Routes for an agent, and
+// a tool call takes the route's pipeline like the REST call does: the same
+// scope check, service, error rendering, audit record (surface "mcp") and
+// metrics. Arguments named like the route's path parameters fill the path;
+// the others form the query string of a GET, which takes only what the
+// schema declares, and the JSON body of any other method.
 
 type tool struct {
 	Name        string
 	Description string
-	Method      string
-	Pattern     string
-	Query       []string
+	Route       string // "METHOD /pattern" of a route in Routes
 	Schema      map[string]any
 }
 
@@ -46,13 +45,13 @@ var bookingLine = obj([]string{"account_debit", "account_credit", "amount"}, map
 })
 
 var tools = []tool{
-	{"whoami", "Who the credential belongs to: tenant, key or user, scopes.", "GET", "/v1/auth/me", nil, obj(nil, map[string]any{})},
-	{"search_accounts", "Find SKR04 accounts by number prefix or name part (e.g. 'bank', '68').", "GET", "/v1/accounts/search", []string{"q", "type", "limit"},
+	{"whoami", "Who the credential belongs to: tenant, key or user, scopes.", "GET /v1/auth/me", obj(nil, map[string]any{})},
+	{"search_accounts", "Find SKR04 accounts by number prefix or name part (e.g. 'bank', '68').", "GET /v1/accounts/search",
 		obj([]string{"q"}, map[string]any{"q": str("number prefix or part of the name"), "type": str("asset, liability, equity, revenue or expense"), "limit": integer("1 to 100")})},
-	{"list_tax_codes", "The tenant's tax codes with rates, VAT accounts and DATEV BU keys.", "GET", "/v1/tax-codes", []string{"include_inactive"},
+	{"list_tax_codes", "The tenant's tax codes with rates, VAT accounts and DATEV BU keys.", "GET /v1/tax-codes",
 		obj(nil, map[string]any{"include_inactive": str("'true' to include deactivated codes")})},
 	{"post_booking", "Post a double-entry booking (GoBD: append-only; correct mistakes with reverse_intent). A line with an input/output VAT code is gross and is split into net and tax: 119.00 with VSt19 on 6815/1800 posts 100.00 to 6815 and 19.00 to 1406.",
-		"POST", "/v1/bookings", nil,
+		"POST /v1/bookings",
 		obj([]string{"booking_date", "description", "lines"}, map[string]any{
 			"booking_date":         str("YYYY-MM-DD"),
 			"description":          str("booking text (Buchungstext)"),
@@ -61,27 +60,27 @@ var tools = []tool{
 			"period":               str("optional YYYY-13 to post into the year's adjustment period"),
 			"idempotency_key":      idemArg,
 		})},
-	{"list_journal", "List journal entries in journal-number order with filters.", "GET", "/v1/journal", []string{"account", "startDate", "endDate", "search", "externalReference", "limit", "offset"},
+	{"list_journal", "List journal entries in journal-number order with filters.", "GET /v1/journal",
 		obj(nil, map[string]any{"account": str("account number"), "startDate": str("YYYY-MM-DD"), "endDate": str("YYYY-MM-DD"),
 			"search": str("text in description, account numbers or references"), "externalReference": str("exact document number"),
 			"limit": integer("1 to 1000, default 200"), "offset": integer("default 0")})},
-	{"get_intent", "One booking (intent) with its journal entries, totals and links to reversals.", "GET", "/v1/journal/{intent_id}", nil,
+	{"get_intent", "One booking (intent) with its journal entries, totals and links to reversals.", "GET /v1/journal/{intent_id}",
 		obj([]string{"intent_id"}, map[string]any{"intent_id": str("UUID of the intent")})},
-	{"reverse_intent", "Reverse a booking with a mirrored booking linked to it (Storno). Reversing twice or reversing a reversal is refused.", "POST", "/v1/journal/reverse", nil,
+	{"reverse_intent", "Reverse a booking with a mirrored booking linked to it (Storno). Reversing twice or reversing a reversal is refused.", "POST /v1/journal/reverse",
 		obj([]string{"intent_id"}, map[string]any{"intent_id": str("UUID of the intent to reverse"), "reason": str("why"),
 			"booking_date": str("optional YYYY-MM-DD in an open period; defaults to the original date"), "idempotency_key": idemArg})},
-	{"verify_journal", "Recompute the journal's SHA-256 hash chain and report the first broken entry, if any.", "GET", "/v1/journal/verify", nil, obj(nil, map[string]any{})},
-	{"account_entries", "Entries and balance of one account in a date range.", "GET", "/v1/accounts/{number}/entries", []string{"startDate", "endDate", "limit"},
+	{"verify_journal", "Recompute the journal's SHA-256 hash chain and report the first broken entry, if any.", "GET /v1/journal/verify", obj(nil, map[string]any{})},
+	{"account_entries", "Entries and balance of one account in a date range.", "GET /v1/accounts/{number}/entries",
 		obj([]string{"number"}, map[string]any{"number": str("account number"), "startDate": str("YYYY-MM-DD"), "endDate": str("YYYY-MM-DD"), "limit": integer("1 to 1000")})},
-	{"list_review_queue", "Booking proposals waiting for review.", "GET", "/v1/review-queue", []string{"status", "limit", "offset"},
+	{"list_review_queue", "Booking proposals waiting for review.", "GET /v1/review-queue",
 		obj(nil, map[string]any{"status": str("pending (default), confirmed, overridden or all"), "limit": integer("1 to 200"), "offset": integer("default 0")})},
-	{"adjust_review_item", "Change a proposal with a plain instruction, e.g. 'Konto 6805 statt 6815', '7 % statt 19 %', 'Datum 2025-03-31', 'aufteilen 60/40 auf 6805 und 6815'.", "POST", "/v1/review-queue/{id}/adjust", nil,
+	{"adjust_review_item", "Change a proposal with a plain instruction, e.g. 'Konto 6805 statt 6815', '7 % statt 19 %', 'Datum 2025-03-31', 'aufteilen 60/40 auf 6805 und 6815'.", "POST /v1/review-queue/{id}/adjust",
 		obj([]string{"id", "instruction"}, map[string]any{"id": str("review item id"), "instruction": str("the change in plain words"), "idempotency_key": idemArg})},
-	{"confirm_review_item", "Post a reviewed proposal as it stands.", "POST", "/v1/review-queue/{id}/confirm", nil,
+	{"confirm_review_item", "Post a reviewed proposal as it stands.", "POST /v1/review-queue/{id}/confirm",
 		obj([]string{"id"}, map[string]any{"id": str("review item id"), "skip_duplicate_check": boolean("post even if a duplicate is suspected"), "idempotency_key": idemArg})},
-	{"list_periods", "Accounting periods with their lock status and booking counts.", "GET", "/v1/periods", nil, obj(nil, map[string]any{})},
-	{"soft_lock_period", "Soft-lock a month (YYYY-MM): no postings until reopened.", "POST", "/v1/periods/{period}/soft-lock", nil,
+	{"list_periods", "Accounting periods with their lock status and booking counts.", "GET /v1/periods", obj(nil, map[string]any{})},
+	{"soft_lock_period", "Soft-lock a month (YYYY-MM): no postings until reopened.", "POST /v1/periods/{period}/soft-lock",
 		obj([]string{"period"}, map[string]any{"period": str("YYYY-MM")})},
-	{"get_report", "A report: susa (Summen- und Saldenliste), trial_balance, guv (profit and loss, HGB §275) or bilanz (balance sheet, HGB §266).", "GET", "/v1/reports", []string{"type", "period"},
+	{"get_report", "A report: susa (Summen- und Saldenliste), trial_balance, guv (profit and loss, HGB §275) or bilanz (balance sheet, HGB §266).", "GET /v1/reports",
 		obj([]string{"type"}, map[string]any{"type": str("susa, trial_balance, guv or bilanz"), "period": str("YYYY-MM (month and year to date), YYYY (fiscal year) or omitted (current fiscal year)")})},
 }

@@ -1,0 +1,238 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ledgerplatform/ledger/contracts/gatewayv1"
+	"github.com/ledgerplatform/ledger/pkg/auth"
+	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/natsx"
+)
+
+// The one pipeline. Every /v1 request and every MCP message is one
+// exchange: begin and finish bracket it with the audit record and the
+// metrics, call takes it through authentication, the scope check, the rate
+// limit, the idempotency key and the timeout to the route's service. The
+// surfaces only translate: HTTP in api.go, JSON-RPC in mcp.go.
+
+const maxIdempotencyKey = 255
+
+// surface is how a call arrived.
+type surface struct {
+	name     string // as audited and as the claims tell services: "api" or "mcp"
+	keyField string // where the caller put the idempotency key, for error details
+}
+
+var (
+	restSurface = surface{name: "api", keyField: "Idempotency-Key"}
+	mcpSurface  = surface{name: "mcp", keyField: "idempotency_key"}
+)
+
+// exchange is one call on its way through the pipeline.
+type exchange struct {
+	rec        gatewayv1.Call // audited and counted by finish
+	surface    surface
+	start      time.Time
+	header     http.Header // the response's, for rate-limit and auth headers
+	credential string      // the Authorization header
+	route      *route
+	claims     *auth.Claims
+	limited    bool // a rate limit was applied; an MCP tool call spends no second one
+
+	// ctx and req are the service call, kept for the later chunks of a stream.
+	ctx context.Context
+	req *natsx.Request
+}
+
+func (g *Gateway) begin(w http.ResponseWriter, r *http.Request, s surface) *exchange {
+	start := time.Now()
+	return &exchange{
+		rec: gatewayv1.Call{
+			RequestID: requestIDOf(r), Surface: s.name, Method: r.Method, Route: "unmatched",
+			ClientIP: g.clientIP(r), At: start.UTC(),
+		},
+		surface: s, start: start, header: w.Header(), credential: r.Header.Get("Authorization"),
+	}
+}
+
+// finish audits and counts the exchange, whatever its outcome.
+func (g *Gateway) finish(x *exchange) {
+	elapsed := time.Since(x.start)
+	x.rec.DurationMS = elapsed.Milliseconds()
+	g.audit.record(&x.rec)
+	g.metrics.requests.WithLabelValues(x.rec.Surface, x.rec.Method, x.rec.Route, strconv.Itoa(x.rec.Status)).Inc()
+	g.metrics.duration.WithLabelValues(x.rec.Surface, x.rec.Method, x.rec.Route).Observe(elapsed.Seconds())
+}
+
+// use names the route the exchange is for; param gives a path parameter's
+// value, the first of which is the audited target.
+func (x *exchange) use(rt *route, param func(name string) string) {
+	x.route = rt
+	x.rec.Method, x.rec.Route, x.rec.Scope = rt.Method, rt.name, rt.Scope
+	if len(rt.params) > 0 {
+		x.rec.TargetID = param(rt.params[0])
+	}
+}
+
+// fail records err as the outcome and returns what the client may see of
+// it, the same on both surfaces.
+func (x *exchange) fail(err error) (int, errs.Body) {
+	status, body := publicError(err, x.rec.RequestID)
+	x.rec.Status, x.rec.ErrorCode = status, body.Code
+	return status, body
+}
+
+// reject fails the exchange with an HTTP error response.
+func (x *exchange) reject(w http.ResponseWriter, err error) {
+	status, body := x.fail(err)
+	writeJSON(w, status, body)
+}
+
+// call admits the caller, lets the surface build the service request (only
+// now, so nothing is read for a caller who is refused) and calls the route's
+// subject. It returns the service's reply or an *errs.Error.
+func (g *Gateway) call(ctx context.Context, x *exchange, build func() (req *natsx.Request, idemKey string, err error)) (*natsx.Reply, error) {
+	ctx, err := g.admit(ctx, x)
+	if err != nil {
+		return nil, err
+	}
+	req, key, err := build()
+	if err != nil {
+		return nil, err
+	}
+	if len(key) > maxIdempotencyKey {
+		f := x.surface.keyField
+		return nil, errs.Invalid(f+" is too long", errs.Field(f, "at most 255 characters"))
+	}
+	if key != "" {
+		ctx = natsx.WithIdempotencyKey(ctx, key)
+	}
+	x.ctx, x.req = ctx, req
+	return g.do(ctx, x.route.Subject, req)
+}
+
+// admit runs the guards of the exchange's route. Each runs once per
+// exchange: an MCP message is authenticated and rate-limited as a whole, and
+// the tool call it carries then adds only the tool's scope check.
+func (g *Gateway) admit(ctx context.Context, x *exchange) (context.Context, error) {
+	rt := x.route
+	if rt.Flags&AuthLimited != 0 && !x.limited {
+		if err := g.limit(ctx, x, "ip:"+x.rec.ClientIP, g.cfg.AuthRateLimitPerMinute); err != nil {
+			return ctx, err
+		}
+	}
+	if rt.Flags&Public != 0 {
+		return ctx, nil
+	}
+	if x.claims == nil {
+		if err := g.authenticate(ctx, x); err != nil {
+			return ctx, err
+		}
+	}
+	if err := authorize(x.claims, rt.Route); err != nil {
+		return ctx, err
+	}
+	if !x.limited {
+		if err := g.limit(ctx, x, x.claims.Actor(), g.cfg.RateLimitPerMinute); err != nil {
+			return ctx, err
+		}
+	}
+	return auth.WithClaims(ctx, x.claims), nil
+}
+
+// authenticate resolves the bearer credential; 401 when missing or invalid.
+func (g *Gateway) authenticate(ctx context.Context, x *exchange) error {
+	claims, err := g.verify(ctx, x)
+	if err != nil {
+		if errs.Is(err, errs.Unauthenticated) {
+			x.header.Set("WWW-Authenticate", `Bearer realm="ledger"`)
+		}
+		return err
+	}
+	c := *claims // the cached claims are shared; the surface is this call's
+	c.Surface = x.surface.name
+	x.claims = &c
+	x.rec.TenantID, x.rec.KeyID, x.rec.UserID, x.rec.Actor = c.TenantID, c.KeyID, c.UserID, c.Actor()
+	return nil
+}
+
+func (g *Gateway) verify(ctx context.Context, x *exchange) (*auth.Claims, error) {
+	h := x.credential
+	scheme, token, ok := strings.Cut(h, " ")
+	token = strings.TrimSpace(token)
+	if h == "" {
+		return nil, errs.E(errs.Unauthenticated, "missing Authorization header; send 'Authorization: Bearer <API key or session token>'")
+	}
+	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" || len(token) > 4096 {
+		return nil, errs.E(errs.Unauthenticated, "malformed Authorization header; expected 'Bearer <API key or session token>'")
+	}
+	claims, err := g.creds.claims(ctx, token)
+	if err != nil {
+		if errs.Is(err, errs.Unavailable) || errs.Is(err, errs.Timeout) {
+			return nil, err
+		}
+		if e := errs.As(err); e == nil || e.Code != errs.Unauthenticated {
+			g.deps.Log.Error("credential verification failed", "request_id", x.rec.RequestID, "err", err)
+			return nil, errs.E(errs.Unavailable, "credential verification is unavailable")
+		}
+		return nil, errs.E(errs.Unauthenticated, "invalid or revoked credential")
+	}
+	return claims, nil
+}
+
+// authorize checks the route's scope; admin covers all.
+func authorize(c *auth.Claims, rt Route) error {
+	if rt.Scope != "" && !c.Has(rt.Scope) {
+		return errs.E(errs.Forbidden, "this credential lacks the scope %s", rt.Scope)
+	}
+	if rt.Flags&Operator != 0 && !c.Operator {
+		return errs.E(errs.Forbidden, "only the platform operator may do this")
+	}
+	return nil
+}
+
+// limit spends one request of key's budget and sets the rate-limit headers.
+// Limiter outages let the call through: refusing every request would be
+// worse.
+func (g *Gateway) limit(ctx context.Context, x *exchange, key string, perMinute int) error {
+	x.limited = true
+	d, err := g.deps.Limiter.Allow(ctx, key, perMinute)
+	if err != nil {
+		g.deps.Log.Warn("rate limiter unavailable; allowing", "err", err)
+		return nil
+	}
+	x.header.Set("X-RateLimit-Limit", strconv.Itoa(perMinute))
+	x.header.Set("X-RateLimit-Remaining", strconv.Itoa(max(d.Remaining, 0)))
+	if d.Allowed {
+		return nil
+	}
+	g.metrics.rateLimited.Inc()
+	secs := max(int((d.RetryAfter+time.Second-1)/time.Second), 1)
+	x.header.Set("Retry-After", strconv.Itoa(secs))
+	return errs.E(errs.RateLimited, "rate limit of %d requests per minute exceeded; retry after %d s", perMinute, secs)
+}
+
+// do sends one request to a service within the request timeout. A service's
+// error reply comes back as its *errs.Error, so both surfaces render it the
+// way they render the gateway's own refusals.
+func (g *Gateway) do(ctx context.Context, subject string, req *natsx.Request) (*natsx.Reply, error) {
+	ctx, cancel := context.WithTimeout(ctx, g.cfg.RequestTimeout)
+	defer cancel()
+	reply, err := g.client.Do(ctx, subject, req)
+	if err != nil {
+		return nil, err
+	}
+	if reply.ErrCode != "" {
+		var b errs.Body
+		if err := json.Unmarshal(reply.Body, &b); err != nil || b.Error == "" {
+			b = errs.Body{Error: "request failed"}
+		}
+		return nil, &errs.Error{Code: reply.ErrCode, Message: b.Error, Details: b.Details, Op: subject}
+	}
+	return reply, nil
+}
