@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"github.com/ledgerplatform/ledger/contracts/bankv1"
 	"github.com/ledgerplatform/ledger/contracts/identityv1"
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
 	"github.com/ledgerplatform/ledger/contracts/periodsv1"
@@ -93,6 +94,8 @@ var Routes = []Route{
 	{"GET", "/v1/accounts/{number}/entries", "journal:read", ledgerv1.SubjectAccountsEntries, 0},
 	{"GET", "/v1/tax-codes", "config:read", ledgerv1.SubjectTaxCodesList, 0},
 	{"PATCH", "/v1/tax-codes/{code}", "config:write", ledgerv1.SubjectTaxCodesUpdate, 0},
+
+	{"GET", "/v1/bank-accounts", "bank:read", bankv1.SubjectAccountsList, 0},
 
 	{"GET", "/v1/periods", "perioden:read", periodsv1.SubjectList, 0},
 	{"POST", "/v1/periods/{period}/soft-lock", "perioden:write", periodsv1.SubjectSoftLock, 0},

@@ -78,6 +78,7 @@ var tools = []tool{
 		obj([]string{"id", "instruction"}, map[string]any{"id": str("review item id"), "instruction": str("the change in plain words"), "idempotency_key": idemArg})},
 	{"confirm_review_item", "Post a reviewed proposal as it stands.", "POST /v1/review-queue/{id}/confirm",
 		obj([]string{"id"}, map[string]any{"id": str("review item id"), "skip_duplicate_check": boolean("post even if a duplicate is suspected"), "idempotency_key": idemArg})},
+	{"list_bank_accounts", "The tenant's bank accounts with IBAN, BIC, currency and the SKR04 asset account each is linked to.", "GET /v1/bank-accounts", obj(nil, map[string]any{})},
 	{"list_periods", "Accounting periods with their lock status and booking counts.", "GET /v1/periods", obj(nil, map[string]any{})},
 	{"soft_lock_period", "Soft-lock a month (YYYY-MM): no postings until reopened.", "POST /v1/periods/{period}/soft-lock",
 		obj([]string{"period"}, map[string]any{"period": str("YYYY-MM")})},

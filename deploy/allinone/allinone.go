@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strconv"
 
@@ -17,8 +18,10 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/ledgerplatform/ledger/gateway/gatewayd"
+	"github.com/ledgerplatform/ledger/pkg/daemon"
 	"github.com/ledgerplatform/ledger/pkg/db"
 	"github.com/ledgerplatform/ledger/pkg/natsembed"
+	"github.com/ledgerplatform/ledger/services/bank/bankd"
 	"github.com/ledgerplatform/ledger/services/identity/identityd"
 	"github.com/ledgerplatform/ledger/services/ledger/ledgerd"
 	"github.com/ledgerplatform/ledger/services/periods/periodsd"
@@ -34,11 +37,13 @@ type Config struct {
 	Periods   periodsd.Config
 	Reporting reportingd.Config
 	Gateway   gatewayd.Config
+	// Getenv is the environment services on the shared shape read.
+	Getenv func(string) string
 }
 
 // LoadConfig reads the environment.
 func LoadConfig(getenv func(string) string) (Config, error) {
-	c := Config{DataDir: getenv("DATA_DIR"), NATSPort: 14222}
+	c := Config{DataDir: getenv("DATA_DIR"), NATSPort: 14222, Getenv: getenv}
 	if c.DataDir == "" {
 		c.DataDir = ".data"
 	}
@@ -84,6 +89,9 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	log := deps.Log
 	if log == nil {
 		log = slog.Default()
+	}
+	if cfg.Getenv == nil {
+		cfg.Getenv = os.Getenv
 	}
 	if deps.DatabaseURL == "" {
 		url, stop, err := EnsurePostgres(ctx, cfg.DataDir, log)
@@ -144,6 +152,17 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 		}},
 		{"reporting", func(ctx context.Context, ready func()) error {
 			return reportingd.Run(ctx, cfg.Reporting, reportingd.Deps{Pool: owner, NC: deps.NC, Log: log.With("service", "reporting"), Ready: ready})
+		}},
+		{"bank", func(ctx context.Context, ready func()) error {
+			svc, err := bankd.Service(cfg.Getenv)
+			if err != nil {
+				return err
+			}
+			dc, err := daemon.LoadConfig(svc.Name, cfg.Getenv)
+			if err != nil {
+				return err
+			}
+			return daemon.Run(ctx, svc, dc, daemon.Deps{Pool: owner, NC: deps.NC, Log: log, Ready: ready})
 		}},
 	}
 	for _, s := range services {
