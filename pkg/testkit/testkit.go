@@ -67,20 +67,27 @@ func ping(u string) error {
 }
 
 func dockerPostgres() (string, error) {
+	return docker("postgres", "16", []string{"POSTGRES_HOST_AUTH_METHOD=trust"}, "5432/tcp",
+		func(port string) string { return "postgres://postgres@localhost:" + port + "/postgres?sslmode=disable" }, ping)
+}
+
+// docker runs a container of repo:tag for at most 30 minutes when a Docker
+// engine answers, and returns the URL of its port once ready accepts it.
+func docker(repo, tag string, env []string, port string, url func(port string) string, ready func(url string) error) (string, error) {
 	pool, err := dockertest.NewPool("")
 	if err == nil {
 		err = pool.Client.Ping()
 	}
 	if err != nil {
-		return "", fmt.Errorf("no Postgres: set TEST_DATABASE_URL, start the local server, or run a Docker engine (%v)", err)
+		return "", fmt.Errorf("no %s: set its URL, start the local server, or run a Docker engine (%v)", repo, err)
 	}
-	res, err := pool.Run("postgres", "16", []string{"POSTGRES_HOST_AUTH_METHOD=trust"})
+	res, err := pool.Run(repo, tag, env)
 	if err != nil {
 		return "", err
 	}
 	_ = res.Expire(1800)
-	u := fmt.Sprintf("postgres://postgres@localhost:%s/postgres?sslmode=disable", res.GetPort("5432/tcp"))
-	return u, pool.Retry(func() error { return ping(u) })
+	u := url(res.GetPort(port))
+	return u, pool.Retry(func() error { return ready(u) })
 }
 
 // withDB replaces the database name of url.
@@ -229,23 +236,11 @@ func Redis(t testing.TB) (*redis.Client, string) {
 }
 
 func dockerRedis() (string, error) {
-	pool, err := dockertest.NewPool("")
-	if err == nil {
-		err = pool.Client.Ping()
-	}
-	if err != nil {
-		return "", fmt.Errorf("no Redis: set REDIS_URL, start the local server, or run a Docker engine (%v)", err)
-	}
-	res, err := pool.Run("redis", "7", nil)
-	if err != nil {
-		return "", err
-	}
-	_ = res.Expire(1800)
-	u := "redis://localhost:" + res.GetPort("6379/tcp") + "/0"
-	return u, pool.Retry(func() error {
-		opt, _ := redis.ParseURL(u)
-		c := redis.NewClient(opt)
-		defer c.Close()
-		return c.Ping(context.Background()).Err()
-	})
+	return docker("redis", "7", nil, "6379/tcp", func(port string) string { return "redis://localhost:" + port + "/0" },
+		func(u string) error {
+			opt, _ := redis.ParseURL(u)
+			c := redis.NewClient(opt)
+			defer c.Close()
+			return c.Ping(context.Background()).Err()
+		})
 }
