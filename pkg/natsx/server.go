@@ -77,7 +77,8 @@ type DecodeFunc func(ctx context.Context, r *Request) (any, error)
 // is decoded and the endpoint that answers it.
 type Route struct {
 	Subject string
-	// Decode builds the endpoint's request; nil hands it the *Request.
+	// Decode builds the endpoint's typed request; nil hands it the
+	// *Request.
 	Decode   DecodeFunc
 	Endpoint endpoint.Endpoint
 	// Internal routes are called by other services, not through the
@@ -97,23 +98,39 @@ func (s *Server) Handle(subject string, e endpoint.Endpoint) error {
 }
 
 // Mount serves one route; mw wrap its endpoint, the first outermost.
+// Decoding is the innermost step, so middleware such as the tenant check
+// answers before a body is even read.
 func (s *Server) Mount(rt Route, mw ...endpoint.Middleware) error {
 	e := rt.Endpoint
+	if rt.Decode != nil {
+		e = decoded(rt.Decode, e)
+	}
 	for i := len(mw) - 1; i >= 0; i-- {
 		e = mw[i](e)
 	}
-	dec := rt.Decode
-	if dec == nil {
-		dec = func(_ context.Context, r *Request) (any, error) { return r, nil }
-	}
 	base := strings.NewReplacer(".", "-", "*", "any", ">", "all").Replace(rt.Subject)
-	h := micro.HandlerFunc(func(r micro.Request) { s.serve(rt.Subject, dec, e, r) })
+	h := micro.HandlerFunc(func(r micro.Request) { s.serve(rt.Subject, e, r) })
 	for i := 0; i < s.workers; i++ {
 		if err := s.svc.AddEndpoint(base+"-"+strconv.Itoa(i), h, micro.WithEndpointSubject(rt.Subject)); err != nil {
-			return fmt.Errorf("natsx.Handle %s: %w", rt.Subject, err)
+			return fmt.Errorf("natsx.Mount %s: %w", rt.Subject, err)
 		}
 	}
 	return nil
+}
+
+// decoded is the endpoint of a *Request that decodes it for e.
+func decoded(dec DecodeFunc, e endpoint.Endpoint) endpoint.Endpoint {
+	return func(ctx context.Context, request any) (any, error) {
+		r, ok := request.(*Request)
+		if !ok {
+			return nil, fmt.Errorf("natsx: request is %T, want *natsx.Request", request)
+		}
+		in, err := dec(ctx, r)
+		if err != nil {
+			return nil, err
+		}
+		return e(ctx, in)
+	}
 }
 
 type requestKey struct{}
@@ -126,7 +143,7 @@ func RequestFrom(ctx context.Context) *Request {
 	return r
 }
 
-func (s *Server) serve(subject string, dec DecodeFunc, e endpoint.Endpoint, r micro.Request) {
+func (s *Server) serve(subject string, e endpoint.Endpoint, r micro.Request) {
 	s.wg.Add(1)
 	defer s.wg.Done()
 	start := time.Now()
@@ -138,7 +155,7 @@ func (s *Server) serve(subject string, dec DecodeFunc, e endpoint.Endpoint, r mi
 	req.Query, _ = url.ParseQuery(h.Get(HdrQuery))
 	ctx = context.WithValue(ctx, requestKey{}, req)
 
-	resp, err := s.call(ctx, dec, e, req)
+	resp, err := s.call(ctx, e, req)
 	if err == nil {
 		err = s.reply(r, resp)
 	}
@@ -149,19 +166,15 @@ func (s *Server) serve(subject string, dec DecodeFunc, e endpoint.Endpoint, r mi
 	s.metrics.observe(subject, code, time.Since(start))
 }
 
-// call decodes and runs the endpoint, turning a panic into an internal
-// error so one bad request cannot take the service down.
-func (s *Server) call(ctx context.Context, dec DecodeFunc, e endpoint.Endpoint, req *Request) (resp any, err error) {
+// call runs the endpoint, turning a panic into an internal error so one
+// bad request cannot take the service down.
+func (s *Server) call(ctx context.Context, e endpoint.Endpoint, req *Request) (resp any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("panic: %v", p)
 		}
 	}()
-	in, err := dec(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	return e(ctx, in)
+	return e(ctx, req)
 }
 
 // reply encodes resp; an error is returned only when nothing was sent.

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/url"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -64,9 +65,11 @@ func QuietLog() *slog.Logger {
 	return slog.New(slog.NewTextHandler(io.Discard, nil))
 }
 
-// Start runs svc's daemon until the test ends and returns once it serves.
-// env is the service's environment (its own settings).
-func (h *RPC) Start(svc daemon.Service, env map[string]string) {
+// Start runs svc's daemon until the test ends (or stop is called) and
+// returns once it serves. env is the service's environment (its own
+// settings). stop shuts the daemon down as a signal would and reports how
+// it stopped; calling it again does nothing.
+func (h *RPC) Start(svc daemon.Service, env map[string]string) (stop func() error) {
 	h.t.Helper()
 	cfg, err := daemon.LoadConfig(svc.Name, func(k string) string { return env[k] })
 	if err != nil {
@@ -77,9 +80,14 @@ func (h *RPC) Start(svc daemon.Service, env map[string]string) {
 	go func() {
 		done <- daemon.Run(ctx, svc, cfg, daemon.Deps{Pool: h.Pool, NC: h.NC, Log: h.Log, Ready: func() { close(ready) }})
 	}()
+	var once sync.Once
+	var stopErr error
+	stop = func() error {
+		once.Do(func() { cancel(); stopErr = <-done })
+		return stopErr
+	}
 	h.t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
+		if err := stop(); err != nil {
 			h.t.Errorf("testkit: %s stopped: %v", svc.Name, err)
 		}
 	})
@@ -91,6 +99,7 @@ func (h *RPC) Start(svc daemon.Service, env map[string]string) {
 	case <-time.After(30 * time.Second):
 		h.t.Fatalf("testkit: %s did not start within 30s", svc.Name)
 	}
+	return stop
 }
 
 // Rq is one request: who sends it and what it carries. Body is sent as is
