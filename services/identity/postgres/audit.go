@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/ledgerplatform/ledger/contracts/gatewayv1"
+	"github.com/ledgerplatform/ledger/pkg/db"
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/services/identity"
 )
@@ -15,7 +16,7 @@ import (
 // parameters, so the statement stays static.
 func (s *Store) AuditEntries(ctx context.Context, tenantID string, f identity.AuditFilter) ([]identity.AuditEntry, error) {
 	var out []identity.AuditEntry
-	err := s.read(ctx, tenantID, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, tenantID, db.ReadOnly, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `SELECT id, request_id, COALESCE(tenant_id::text, ''), COALESCE(key_id::text, ''), COALESCE(user_id::text, ''),
 				actor, surface, method, route, scope, target_id, status, error_code, client_ip, duration_ms, at, recorded_at
 			FROM identity.audit_log
@@ -66,7 +67,7 @@ func (s *Store) RecordCalls(ctx context.Context, calls []gatewayv1.Call) (int, e
 		status[i], duration[i], at[i] = int32(c.Status), c.DurationMS, c.At
 	}
 	var inserted int
-	err := s.write(ctx, allTenants, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, db.AllTenants, db.ReadCommitted, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `INSERT INTO identity.audit_log (request_id, tenant_id, key_id, user_id, actor, surface, method, route,
 				scope, target_id, status, error_code, client_ip, duration_ms, at)
 			SELECT r, NULLIF(t, '')::uuid, NULLIF(k, '')::uuid, NULLIF(u, '')::uuid, a, sf, m, ro, sc, tg, st, ec, ip, d, at

@@ -8,7 +8,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/ledgerplatform/ledger/pkg/db"
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/pkg/outbox"
 	"github.com/ledgerplatform/ledger/services/identity"
@@ -17,41 +16,16 @@ import (
 // Schema is the Postgres schema identity owns.
 const Schema = "identity"
 
-// Role is the database role the service runs as.
-const Role = "identity_svc"
-
-// allTenants is the row-level-security setting of system paths that span
-// tenants.
-const allTenants = "*"
-
-// Store implements identity.Store.
+// Store implements identity.Store. Every transaction goes through
+// db.InTenant: read-committed for writes, read-only for reads.
 type Store struct {
 	pool *pgxpool.Pool
 }
 
 var _ identity.Store = (*Store)(nil)
 
-// New returns a Store on pool, which should run as Role.
+// New returns a Store on pool, which runs as Migrations.Role.
 func New(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
-
-// write runs fn in a transaction that sees only tenantID's rows.
-func (s *Store) write(ctx context.Context, tenantID string, fn func(pgx.Tx) error) error {
-	return s.tx(ctx, pgx.TxOptions{}, tenantID, fn)
-}
-
-// read is write for transactions that change nothing.
-func (s *Store) read(ctx context.Context, tenantID string, fn func(pgx.Tx) error) error {
-	return s.tx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly}, tenantID, fn)
-}
-
-func (s *Store) tx(ctx context.Context, opts pgx.TxOptions, tenantID string, fn func(pgx.Tx) error) error {
-	return db.WithTx(ctx, s.pool, opts, func(tx pgx.Tx) error {
-		if err := db.SetTenant(ctx, tx, tenantID); err != nil {
-			return err
-		}
-		return fn(tx)
-	})
-}
 
 // emit records an event in tx's outbox.
 func emit(ctx context.Context, tx pgx.Tx, subject string, payload any) error {
