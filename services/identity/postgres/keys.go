@@ -13,26 +13,13 @@ import (
 
 // Keys implements identity.Store.
 func (s *Store) Keys(ctx context.Context, tenantID string) ([]identity.APIKey, error) {
-	var out []identity.APIKey
-	err := db.InTenant(ctx, s.pool, tenantID, db.ReadOnly, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, "SELECT "+keyCols+" FROM identity.api_keys k WHERE k.tenant_id = $1 AND k.revoked_at IS NULL ORDER BY k.created_at, k.id", tenantID)
-		if err != nil {
-			return err
-		}
-		out, err = collect(rows, scanKey)
-		return err
-	})
+	out, err := list(ctx, s, tenantID, scanKey, "SELECT "+keyCols+" FROM identity.api_keys k WHERE k.tenant_id = $1 AND k.revoked_at IS NULL ORDER BY k.created_at, k.id", tenantID)
 	return out, errs.Wrap("postgres.Keys", err)
 }
 
 // Key implements identity.Store.
 func (s *Store) Key(ctx context.Context, tenantID, keyID string) (identity.APIKey, error) {
-	var k identity.APIKey
-	err := db.InTenant(ctx, s.pool, tenantID, db.ReadOnly, func(tx pgx.Tx) error {
-		var err error
-		k, err = scanKey(tx.QueryRow(ctx, "SELECT "+keyCols+" FROM identity.api_keys k WHERE k.id = $1 AND k.tenant_id = $2", keyID, tenantID))
-		return db.NotFound(err, "API key not found")
-	})
+	k, err := one(ctx, s, tenantID, scanKey, "API key not found", "SELECT "+keyCols+" FROM identity.api_keys k WHERE k.id = $1 AND k.tenant_id = $2", keyID, tenantID)
 	return k, errs.Wrap("postgres.Key", err)
 }
 

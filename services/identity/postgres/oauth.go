@@ -12,21 +12,12 @@ import (
 
 // Grants implements identity.Store.
 func (s *Store) Grants(ctx context.Context, tenantID string) ([]identity.Grant, error) {
-	var out []identity.Grant
-	err := db.InTenant(ctx, s.pool, tenantID, db.ReadOnly, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, "SELECT client_id, client_name, scopes, created_at FROM identity.oauth_grants"+
-			" WHERE tenant_id = $1 AND revoked_at IS NULL ORDER BY created_at, id", tenantID)
-		if err != nil {
-			return err
-		}
-		out, err = collect(rows, func(r pgx.Row) (identity.Grant, error) {
-			var g identity.Grant
-			err := r.Scan(&g.ClientID, &g.ClientName, &g.Scopes, &g.CreatedAt)
-			g.CreatedAt = g.CreatedAt.UTC()
-			return g, err
-		})
-		return err
-	})
+	out, err := list(ctx, s, tenantID, func(r pgx.Row) (identity.Grant, error) {
+		var g identity.Grant
+		err := r.Scan(&g.ClientID, &g.ClientName, &g.Scopes, &g.CreatedAt)
+		g.CreatedAt = g.CreatedAt.UTC()
+		return g, err
+	}, "SELECT client_id, client_name, scopes, created_at FROM identity.oauth_grants WHERE tenant_id = $1 AND revoked_at IS NULL ORDER BY created_at, id", tenantID)
 	return out, errs.Wrap("postgres.Grants", err)
 }
 
@@ -56,15 +47,8 @@ func scanClient(r pgx.Row, extra ...any) (identity.OAuthClient, error) {
 
 // Clients implements identity.Store.
 func (s *Store) Clients(ctx context.Context, tenantID string) ([]identity.OAuthClient, error) {
-	var out []identity.OAuthClient
-	err := db.InTenant(ctx, s.pool, tenantID, db.ReadOnly, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, "SELECT "+clientCols+" FROM identity.oauth_clients WHERE tenant_id = $1 ORDER BY client_id", tenantID)
-		if err != nil {
-			return err
-		}
-		out, err = collect(rows, func(r pgx.Row) (identity.OAuthClient, error) { return scanClient(r) })
-		return err
-	})
+	out, err := list(ctx, s, tenantID, func(r pgx.Row) (identity.OAuthClient, error) { return scanClient(r) },
+		"SELECT "+clientCols+" FROM identity.oauth_clients WHERE tenant_id = $1 ORDER BY client_id", tenantID)
 	return out, errs.Wrap("postgres.Clients", err)
 }
 

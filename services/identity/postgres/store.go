@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/ledgerplatform/ledger/pkg/db"
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/pkg/outbox"
 	"github.com/ledgerplatform/ledger/services/identity"
@@ -40,7 +41,28 @@ var constraints = map[string]*errs.Error{
 	"tenants_one_operator":  errs.E(errs.Conflict, "an operator tenant exists already"),
 }
 
-// collect scans every row with scan.
-func collect[T any](rows pgx.Rows, scan func(pgx.Row) (T, error)) ([]T, error) {
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (T, error) { return scan(r) })
+// list reads every row of a query in a read-only transaction of tenantID.
+func list[T any](ctx context.Context, s *Store, tenantID string, scan func(pgx.Row) (T, error), sql string, args ...any) ([]T, error) {
+	var out []T
+	err := db.InTenant(ctx, s.pool, tenantID, db.ReadOnly, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, sql, args...)
+		if err != nil {
+			return err
+		}
+		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (T, error) { return scan(r) })
+		return err
+	})
+	return out, err
+}
+
+// one reads the row of a query in a read-only transaction of tenantID; no
+// row is a 404 saying notFound.
+func one[T any](ctx context.Context, s *Store, tenantID string, scan func(pgx.Row) (T, error), notFound, sql string, args ...any) (T, error) {
+	var v T
+	err := db.InTenant(ctx, s.pool, tenantID, db.ReadOnly, func(tx pgx.Tx) error {
+		var err error
+		v, err = scan(tx.QueryRow(ctx, sql, args...))
+		return db.NotFound(err, "%s", notFound)
+	})
+	return v, err
 }

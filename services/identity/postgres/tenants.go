@@ -14,12 +14,7 @@ import (
 
 // Tenant implements identity.Store.
 func (s *Store) Tenant(ctx context.Context, tenantID string) (identityv1.Tenant, error) {
-	var t identityv1.Tenant
-	err := db.InTenant(ctx, s.pool, tenantID, db.ReadOnly, func(tx pgx.Tx) error {
-		var err error
-		t, err = scanTenant(tx.QueryRow(ctx, "SELECT "+tenantCols+" FROM identity.tenants t WHERE t.id = $1", tenantID))
-		return db.NotFound(err, "tenant not found")
-	})
+	t, err := one(ctx, s, tenantID, scanTenant, "tenant not found", "SELECT "+tenantCols+" FROM identity.tenants t WHERE t.id = $1", tenantID)
 	return t, errs.Wrap("postgres.Tenant", err)
 }
 
@@ -50,15 +45,7 @@ func (s *Store) UpdateTenant(ctx context.Context, tenantID string, p identity.Te
 
 // Tenants implements identity.Store.
 func (s *Store) Tenants(ctx context.Context, limit, offset int) ([]identityv1.Tenant, error) {
-	var out []identityv1.Tenant
-	err := db.InTenant(ctx, s.pool, db.AllTenants, db.ReadOnly, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, "SELECT "+tenantCols+" FROM identity.tenants t ORDER BY t.created_at, t.id LIMIT $1 OFFSET $2", limit, offset)
-		if err != nil {
-			return err
-		}
-		out, err = collect(rows, scanTenant)
-		return err
-	})
+	out, err := list(ctx, s, db.AllTenants, scanTenant, "SELECT "+tenantCols+" FROM identity.tenants t ORDER BY t.created_at, t.id LIMIT $1 OFFSET $2", limit, offset)
 	return out, errs.Wrap("postgres.Tenants", err)
 }
 

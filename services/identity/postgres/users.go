@@ -16,26 +16,13 @@ const adminRole = "admin"
 
 // Users implements identity.Store.
 func (s *Store) Users(ctx context.Context, tenantID string) ([]identity.User, error) {
-	var out []identity.User
-	err := db.InTenant(ctx, s.pool, tenantID, db.ReadOnly, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, "SELECT "+userCols+" FROM identity.users u WHERE u.tenant_id = $1 AND u.deleted_at IS NULL ORDER BY u.created_at, u.id", tenantID)
-		if err != nil {
-			return err
-		}
-		out, err = collect(rows, scanUser)
-		return err
-	})
+	out, err := list(ctx, s, tenantID, scanUser, "SELECT "+userCols+" FROM identity.users u WHERE u.tenant_id = $1 AND u.deleted_at IS NULL ORDER BY u.created_at, u.id", tenantID)
 	return out, errs.Wrap("postgres.Users", err)
 }
 
 // User implements identity.Store.
 func (s *Store) User(ctx context.Context, tenantID, userID string) (identity.User, error) {
-	var u identity.User
-	err := db.InTenant(ctx, s.pool, tenantID, db.ReadOnly, func(tx pgx.Tx) error {
-		var err error
-		u, err = scanUser(tx.QueryRow(ctx, "SELECT "+userCols+" FROM identity.users u WHERE u.id = $1 AND u.tenant_id = $2 AND u.deleted_at IS NULL", userID, tenantID))
-		return db.NotFound(err, "user not found")
-	})
+	u, err := one(ctx, s, tenantID, scanUser, "user not found", "SELECT "+userCols+" FROM identity.users u WHERE u.id = $1 AND u.tenant_id = $2 AND u.deleted_at IS NULL", userID, tenantID)
 	return u, errs.Wrap("postgres.User", err)
 }
 
