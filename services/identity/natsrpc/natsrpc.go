@@ -6,6 +6,7 @@ package natsrpc
 
 import (
 	"context"
+	"net/url"
 
 	"github.com/go-kit/kit/endpoint"
 
@@ -156,12 +157,13 @@ func paramAnd[T any](name string) natsx.DecodeFunc {
 	}
 }
 
-func pageQuery(_ context.Context, r *natsx.Request) (any, error) {
-	return identity.PageQuery{Limit: r.Query.Get("limit"), Offset: r.Query.Get("offset")}, nil
+func pageQuery(_ context.Context, r *natsx.Request) (any, error) { return page(r.Query), nil }
+
+func auditQuery(_ context.Context, r *natsx.Request) (any, error) {
+	q := r.Query
+	return identity.AuditQuery{From: q.Get("from"), To: q.Get("to"), Status: q.Get("status"), Actor: q.Get("actor"), PageQuery: page(q)}, nil
 }
 
-func auditQuery(ctx context.Context, r *natsx.Request) (any, error) {
-	q := r.Query
-	return identity.AuditQuery{From: q.Get("from"), To: q.Get("to"), Status: q.Get("status"), Actor: q.Get("actor"),
-		PageQuery: identity.PageQuery{Limit: q.Get("limit"), Offset: q.Get("offset")}}, nil
+func page(q url.Values) identity.PageQuery {
+	return identity.PageQuery{Limit: q.Get("limit"), Offset: q.Get("offset")}
 }
