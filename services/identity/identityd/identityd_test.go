@@ -22,7 +22,9 @@ import (
 
 const bootstrapKey = "lgr_identityd-test-key-0123456789abcdef"
 
-func getenv(env map[string]string) func(string) string { return func(k string) string { return env[k] } }
+func getenv(env map[string]string) func(string) string {
+	return func(k string) string { return env[k] }
+}
 
 // The service's own settings are checked by Service, the ones every
 // service has by daemon.LoadConfig.
