@@ -32,7 +32,7 @@ import (
 type Config struct {
 	DataDir   string // DATA_DIR, default .data
 	NATSPort  int    // NATS_PORT for the embedded server, default 14222 (-1 picks one)
-	Identity  identityd.Config
+	Identity  daemon.Config
 	Ledger    ledgerd.Config
 	Periods   periodsd.Config
 	Reporting reportingd.Config
@@ -54,8 +54,11 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		}
 		c.NATSPort = p
 	}
-	var err error
-	if c.Identity, err = identityd.LoadConfig(getenv); err != nil {
+	identitySvc, err := identityd.Service(getenv)
+	if err != nil {
+		return c, err
+	}
+	if c.Identity, err = daemon.LoadConfig(identitySvc.Name, getenv); err != nil {
 		return c, err
 	}
 	if c.Ledger, err = ledgerd.LoadConfig(getenv); err != nil {
@@ -142,7 +145,11 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 		run  func(ctx context.Context, ready func()) error
 	}{
 		{"identity", func(ctx context.Context, ready func()) error {
-			return identityd.Run(ctx, cfg.Identity, identityd.Deps{Pool: owner, NC: deps.NC, Log: log.With("service", "identity"), Ready: ready})
+			svc, err := identityd.Service(cfg.Identity.Getenv)
+			if err != nil {
+				return err
+			}
+			return daemon.Run(ctx, svc, cfg.Identity, daemon.Deps{Pool: owner, NC: deps.NC, Log: log, Ready: ready})
 		}},
 		{"ledger", func(ctx context.Context, ready func()) error {
 			return ledgerd.Run(ctx, cfg.Ledger, ledgerd.Deps{Pool: owner, NC: deps.NC, Log: log.With("service", "ledger"), Ready: ready})

@@ -2,18 +2,17 @@ package identityd_test
 
 import (
 	"context"
-	"log/slog"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/nats-io/nats.go"
 
 	"github.com/ledgerplatform/ledger/contracts/identityv1"
 	"github.com/ledgerplatform/ledger/pkg/auth"
+	"github.com/ledgerplatform/ledger/pkg/daemon"
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
 	"github.com/ledgerplatform/ledger/pkg/testkit"
@@ -23,25 +22,35 @@ import (
 
 const bootstrapKey = "lgr_identityd-test-key-0123456789abcdef"
 
-func TestLoadConfig(t *testing.T) {
+func getenv(env map[string]string) func(string) string {
+	return func(k string) string { return env[k] }
+}
+
+// The service's own settings are checked by Service, the ones every
+// service has by daemon.LoadConfig.
+func TestConfig(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name    string
 		env     map[string]string
-		want    identityd.Config
+		want    daemon.Config
 		wantErr string
 	}{
-		{"defaults", nil, identityd.Config{DatabaseURL: identityd.DefaultDatabaseURL, NATSURL: identityd.DefaultNATSURL, DBMaxConns: 10}, ""},
+		{"defaults", nil, daemon.Config{DatabaseURL: "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable", NATSURL: nats.DefaultURL, DBMaxConns: 20, Workers: 32}, ""},
 		{"everything", map[string]string{
 			"DATABASE_URL": "postgres://db/ledger", "NATS_URL": "nats://nats:4222", "IDENTITY_DB_MAX_CONNS": "20",
 			"BOOTSTRAP_API_KEY": bootstrapKey, "BOOTSTRAP_ADMIN_EMAIL": "ops@example.com",
-		}, identityd.Config{DatabaseURL: "postgres://db/ledger", NATSURL: "nats://nats:4222", DBMaxConns: 20, BootstrapAPIKey: bootstrapKey, BootstrapAdminEmail: "ops@example.com"}, ""},
-		{"short key", map[string]string{"BOOTSTRAP_API_KEY": "short"}, identityd.Config{}, "BOOTSTRAP_API_KEY"},
-		{"bad pool size", map[string]string{"IDENTITY_DB_MAX_CONNS": "one"}, identityd.Config{}, "IDENTITY_DB_MAX_CONNS"},
+		}, daemon.Config{DatabaseURL: "postgres://db/ledger", NATSURL: "nats://nats:4222", DBMaxConns: 20, Workers: 32}, ""},
+		{"short key", map[string]string{"BOOTSTRAP_API_KEY": "short"}, daemon.Config{}, "BOOTSTRAP_API_KEY"},
+		{"bad pool size", map[string]string{"IDENTITY_DB_MAX_CONNS": "one"}, daemon.Config{}, "IDENTITY_DB_MAX_CONNS"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := identityd.LoadConfig(func(k string) string { return tt.env[k] })
+			svc, err := identityd.Service(getenv(tt.env))
+			var got daemon.Config
+			if err == nil {
+				got, err = daemon.LoadConfig(svc.Name, getenv(tt.env))
+			}
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("error = %v, want one naming %s", err, tt.wantErr)
@@ -51,23 +60,31 @@ func TestLoadConfig(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
+			if diff := cmp.Diff(tt.want, got, cmpopts.IgnoreFields(daemon.Config{}, "Getenv")); diff != "" {
 				t.Errorf("config (-want +got):\n%s", diff)
 			}
 		})
 	}
 }
 
-// start runs identityd until the returned stop is called, which waits for
-// Run to return and reports its error.
-func start(t *testing.T, cfg identityd.Config, deps identityd.Deps) (stop func() error) {
+// start runs identity's daemon until the returned stop is called, which
+// waits for it to return and reports its error.
+func start(t *testing.T, env map[string]string, deps daemon.Deps) (stop func() error) {
 	t.Helper()
+	svc, err := identityd.Service(getenv(env))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := daemon.LoadConfig(svc.Name, getenv(env))
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan struct{})
 	deps.Ready = func() { close(ready) }
-	deps.Log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	deps.Log = testkit.QuietLog()
 	done := make(chan error, 1)
-	go func() { done <- identityd.Run(ctx, cfg, deps) }()
+	go func() { done <- daemon.Run(ctx, svc, cfg, deps) }()
 	select {
 	case <-ready:
 	case err := <-done:
@@ -96,23 +113,17 @@ func verify(t *testing.T, nc *nats.Conn, token string) (*auth.Claims, error) {
 	return &c, err
 }
 
-// Two starts on one database keep one operator tenant, and the configured
-// bootstrap key works after each.
+// Two starts on one database keep one operator tenant, one bootstrap admin
+// user, and the configured bootstrap key works after each.
 func TestRunIsRepeatable(t *testing.T) {
 	t.Parallel()
-	url := testkit.Postgres(t, postgres.Migrations)
-	owner, err := pgxpool.New(context.Background(), url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(owner.Close)
-	_, nc := testkit.NATS(t)
-	cfg := identityd.Config{BootstrapAPIKey: bootstrapKey}
+	h := testkit.NewRPC(t, postgres.Migrations)
+	env := map[string]string{"BOOTSTRAP_API_KEY": bootstrapKey, "BOOTSTRAP_ADMIN_EMAIL": "ops@example.com"}
 
 	var tenantID string
 	for i := range 2 {
-		stop := start(t, cfg, identityd.Deps{Pool: owner, NC: nc})
-		c, err := verify(t, nc, bootstrapKey)
+		stop := start(t, env, daemon.Deps{Pool: h.Pool, NC: h.NC})
+		c, err := verify(t, h.NC, bootstrapKey)
 		if err != nil {
 			t.Fatalf("start %d: verify the bootstrap key: %v", i+1, err)
 		}
@@ -124,15 +135,16 @@ func TestRunIsRepeatable(t *testing.T) {
 			t.Fatalf("start %d: Run = %v", i+1, err)
 		}
 	}
-	var operators, keys int
-	if err := owner.QueryRow(context.Background(), "SELECT (SELECT count(*) FROM identity.tenants WHERE is_operator), (SELECT count(*) FROM identity.api_keys)").Scan(&operators, &keys); err != nil {
+	var operators, keys, admins int
+	if err := h.Pool.QueryRow(context.Background(), `SELECT (SELECT count(*) FROM identity.tenants WHERE is_operator), (SELECT count(*) FROM identity.api_keys),
+		(SELECT count(*) FROM identity.users WHERE email = 'ops@example.com' AND role = 'admin' AND tenant_id = $1)`, tenantID).Scan(&operators, &keys, &admins); err != nil {
 		t.Fatal(err)
 	}
-	if operators != 1 || keys != 1 {
-		t.Errorf("after two starts: %d operator tenants and %d keys, want 1 and 1", operators, keys)
+	if operators != 1 || keys != 1 || admins != 1 {
+		t.Errorf("after two starts: %d operator tenants, %d keys and %d invited admins, want 1, 1 and 1", operators, keys, admins)
 	}
 	// Once stopped, nobody answers.
-	if _, err := verify(t, nc, bootstrapKey); !errs.Is(err, errs.Unavailable) {
+	if _, err := verify(t, h.NC, bootstrapKey); !errs.Is(err, errs.Unavailable) {
 		t.Errorf("verify after stop = %v, want UNAVAILABLE", err)
 	}
 }
@@ -142,7 +154,7 @@ func TestRunOpensConnections(t *testing.T) {
 	t.Parallel()
 	url := testkit.Postgres(t, postgres.Migrations)
 	natsURL, nc := testkit.NATS(t)
-	stop := start(t, identityd.Config{DatabaseURL: url, NATSURL: natsURL, DBMaxConns: 4, BootstrapAPIKey: bootstrapKey}, identityd.Deps{})
+	stop := start(t, map[string]string{"DATABASE_URL": url, "NATS_URL": natsURL, "IDENTITY_DB_MAX_CONNS": "4", "BOOTSTRAP_API_KEY": bootstrapKey}, daemon.Deps{})
 	if _, err := verify(t, nc, bootstrapKey); err != nil {
 		t.Errorf("verify: %v", err)
 	}
@@ -151,10 +163,10 @@ func TestRunOpensConnections(t *testing.T) {
 	}
 }
 
-func TestRunRefusesShortBootstrapKey(t *testing.T) {
+func TestRefusesShortBootstrapKey(t *testing.T) {
 	t.Parallel()
-	err := identityd.Run(context.Background(), identityd.Config{BootstrapAPIKey: "short"}, identityd.Deps{})
+	_, err := identityd.Service(getenv(map[string]string{"BOOTSTRAP_API_KEY": "short"}))
 	if err == nil || !strings.Contains(err.Error(), "BOOTSTRAP_API_KEY") {
-		t.Errorf("Run = %v, want an error about BOOTSTRAP_API_KEY", err)
+		t.Errorf("Service = %v, want an error about BOOTSTRAP_API_KEY", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/ledgerplatform/ledger/contracts/identityv1"
 	"github.com/ledgerplatform/ledger/pkg/auth"
 	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/testkit"
 	"github.com/ledgerplatform/ledger/services/identity/internal/identitytest"
 )
 
@@ -20,17 +21,17 @@ func TestAdminTenants(t *testing.T) {
 	// Every tenant's own admin key carries the admin scope; only the
 	// operator's may administer tenants.
 	for _, s := range []string{identityv1.SubjectAdminTenantsList, identityv1.SubjectAdminTenantsCreate, identityv1.SubjectAdminTenantsDelete} {
-		h.fails(t, s, rq{as: acme, body: map[string]any{"company_name": "X"}, params: map[string]string{"id": acme.TenantID}}, http.StatusForbidden, errs.Forbidden)
+		h.Fails(s, testkit.Rq{As: acme, Body: map[string]any{"company_name": "X"}, Params: map[string]string{"id": acme.TenantID}}, http.StatusForbidden, errs.Forbidden)
 	}
 	operatorViewer := *op
 	operatorViewer.Scopes = auth.RoleScopes("viewer")
-	h.fails(t, identityv1.SubjectAdminTenantsList, rq{as: &operatorViewer}, http.StatusForbidden, errs.Forbidden)
+	h.Fails(identityv1.SubjectAdminTenantsList, testkit.Rq{As: &operatorViewer}, http.StatusForbidden, errs.Forbidden)
 
 	var created struct {
 		Tenant identityv1.Tenant `json:"tenant"`
 		RawKey string            `json:"raw_key"`
 	}
-	h.ok(t, identityv1.SubjectAdminTenantsCreate, rq{as: op, body: map[string]any{"company_name": "Beta AG", "legal_form": "AG", "vat_id": "DE987654321"}}, http.StatusCreated, &created)
+	h.OK(identityv1.SubjectAdminTenantsCreate, testkit.Rq{As: op, Body: map[string]any{"company_name": "Beta AG", "legal_form": "AG", "vat_id": "DE987654321"}}, http.StatusCreated, &created)
 	if created.Tenant.CompanyName != "Beta AG" || created.Tenant.VATID != "DE987654321" || !created.Tenant.IsActive || created.Tenant.IsOperator {
 		t.Errorf("created tenant = %+v", created.Tenant)
 	}
@@ -38,40 +39,40 @@ func TestAdminTenants(t *testing.T) {
 	if beta.TenantID != created.Tenant.ID || !beta.Has(auth.Admin) || beta.Operator {
 		t.Errorf("new tenant's key claims = %+v", beta)
 	}
-	h.fails(t, identityv1.SubjectAdminTenantsCreate, rq{as: op, body: map[string]any{"legal_form": "AG"}}, http.StatusBadRequest, errs.InvalidInput)
-	h.fails(t, identityv1.SubjectAdminTenantsCreate, rq{as: op, body: `{"company_name": "X", "is_operator": true}`}, http.StatusBadRequest, errs.InvalidInput)
+	h.Fails(identityv1.SubjectAdminTenantsCreate, testkit.Rq{As: op, Body: map[string]any{"legal_form": "AG"}}, http.StatusBadRequest, errs.InvalidInput)
+	h.Fails(identityv1.SubjectAdminTenantsCreate, testkit.Rq{As: op, Body: `{"company_name": "X", "is_operator": true}`}, http.StatusBadRequest, errs.InvalidInput)
 
 	var list struct {
 		Tenants []identityv1.Tenant `json:"tenants"`
 		Limit   int                 `json:"limit"`
 		Offset  int                 `json:"offset"`
 	}
-	h.ok(t, identityv1.SubjectAdminTenantsList, rq{as: op}, http.StatusOK, &list)
+	h.OK(identityv1.SubjectAdminTenantsList, testkit.Rq{As: op}, http.StatusOK, &list)
 	if len(list.Tenants) != 3 || list.Tenants[0].CompanyName != "Demo GmbH" || list.Limit != 100 || list.Offset != 0 {
 		t.Errorf("tenants = %+v", list)
 	}
-	h.ok(t, identityv1.SubjectAdminTenantsList, rq{as: op, query: url.Values{"limit": {"1"}, "offset": {"2"}}}, http.StatusOK, &list)
+	h.OK(identityv1.SubjectAdminTenantsList, testkit.Rq{As: op, Query: url.Values{"limit": {"1"}, "offset": {"2"}}}, http.StatusOK, &list)
 	if len(list.Tenants) != 1 || list.Tenants[0].CompanyName != "Beta AG" || list.Limit != 1 || list.Offset != 2 {
 		t.Errorf("second page = %+v", list)
 	}
-	h.fails(t, identityv1.SubjectAdminTenantsList, rq{as: op, query: url.Values{"limit": {"501"}}}, http.StatusBadRequest, errs.InvalidInput)
+	h.Fails(identityv1.SubjectAdminTenantsList, testkit.Rq{As: op, Query: url.Values{"limit": {"501"}}}, http.StatusBadRequest, errs.InvalidInput)
 
 	// Deactivation voids the tenant's keys and sessions.
 	anna := h.User(t, beta, "anna@beta.example", "admin")
 	var ok okBody
-	h.ok(t, identityv1.SubjectAdminTenantsDelete, rq{as: op, params: map[string]string{"id": created.Tenant.ID}}, http.StatusOK, &ok)
+	h.OK(identityv1.SubjectAdminTenantsDelete, testkit.Rq{As: op, Params: map[string]string{"id": created.Tenant.ID}}, http.StatusOK, &ok)
 	for _, token := range []string{created.RawKey, anna.Token} {
-		h.fails(t, identityv1.SubjectVerify, rq{body: identityv1.VerifyRequest{Token: token}}, http.StatusUnauthorized, errs.Unauthenticated)
+		h.Fails(identityv1.SubjectVerify, testkit.Rq{Body: identityv1.VerifyRequest{Token: token}}, http.StatusUnauthorized, errs.Unauthenticated)
 	}
-	h.fails(t, identityv1.SubjectLogin, rq{body: map[string]any{"email": "anna@beta.example", "password": identitytest.Password}}, http.StatusUnauthorized, errs.InvalidCredentials)
+	h.Fails(identityv1.SubjectLogin, testkit.Rq{Body: map[string]any{"email": "anna@beta.example", "password": identitytest.Password}}, http.StatusUnauthorized, errs.InvalidCredentials)
 	// Again is fine; the operator itself and unknown ids are not.
-	h.ok(t, identityv1.SubjectAdminTenantsDelete, rq{as: op, params: map[string]string{"id": created.Tenant.ID}}, http.StatusOK, &ok)
-	h.fails(t, identityv1.SubjectAdminTenantsDelete, rq{as: op, params: map[string]string{"id": op.TenantID}}, http.StatusConflict, errs.Conflict)
-	h.fails(t, identityv1.SubjectAdminTenantsDelete, rq{as: op, params: map[string]string{"id": "00000000-0000-0000-0000-000000000000"}}, http.StatusNotFound, errs.NotFound)
-	h.fails(t, identityv1.SubjectAdminTenantsDelete, rq{as: op, params: map[string]string{"id": "x"}}, http.StatusNotFound, errs.NotFound)
+	h.OK(identityv1.SubjectAdminTenantsDelete, testkit.Rq{As: op, Params: map[string]string{"id": created.Tenant.ID}}, http.StatusOK, &ok)
+	h.Fails(identityv1.SubjectAdminTenantsDelete, testkit.Rq{As: op, Params: map[string]string{"id": op.TenantID}}, http.StatusConflict, errs.Conflict)
+	h.Fails(identityv1.SubjectAdminTenantsDelete, testkit.Rq{As: op, Params: map[string]string{"id": "00000000-0000-0000-0000-000000000000"}}, http.StatusNotFound, errs.NotFound)
+	h.Fails(identityv1.SubjectAdminTenantsDelete, testkit.Rq{As: op, Params: map[string]string{"id": "x"}}, http.StatusNotFound, errs.NotFound)
 
 	counts := map[string]int{}
-	for _, ev := range h.Outbox(t) {
+	for _, ev := range h.Events(t) {
 		if ev.Payload["tenant_id"] == created.Tenant.ID {
 			counts[ev.Subject]++
 		}

@@ -9,39 +9,27 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/ledgerplatform/ledger/contracts/gatewayv1"
-	"github.com/ledgerplatform/ledger/pkg/auth"
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
 	"github.com/ledgerplatform/ledger/services/identity"
 )
 
-// AuditConsumer is the durable JetStream consumer storing gateway calls.
-const AuditConsumer = "identity-audit"
+// AuditDurable is the durable JetStream consumer storing gateway calls.
+const AuditDurable = "identity-audit"
 
-func (h handlers) listAudit(ctx context.Context, r *natsx.Request, c *auth.Claims) (any, error) {
-	q := r.Query
-	return h.svc.ListAudit(ctx, c, identity.AuditQuery{
-		From:      q.Get("from"),
-		To:        q.Get("to"),
-		Status:    q.Get("status"),
-		Actor:     q.Get("actor"),
-		PageQuery: identity.PageQuery{Limit: q.Get("limit"), Offset: q.Get("offset")},
-	})
+// Audit stores the gateway's call records from the gateway's stream (the
+// gateway owns it; the consumer waits for it when identity starts first).
+func Audit(svc *identity.Service, log *slog.Logger) natsx.Consumer {
+	return natsx.Consumer{Stream: gatewayv1.StreamCalls, Durable: AuditDurable, Filter: gatewayv1.CallsFilter,
+		Handle: natsx.Each(auditHandler(svc, log))}
 }
 
-// ConsumeAudit stores the gateway's call records until ctx ends.
-func ConsumeAudit(ctx context.Context, js jetstream.JetStream, svc *identity.Service, log *slog.Logger) error {
-	_, err := natsx.Consume(ctx, js, natsx.Consumer{Stream: gatewayv1.StreamCalls, Durable: AuditConsumer, Filter: gatewayv1.CallsFilter,
-		Handle: natsx.Each(AuditHandler(svc, log))}, log)
-	return err
-}
-
-// AuditHandler stores a call record, or a batch of them, in one
-// transaction. A record that does not decode can never be stored, so it is
-// logged and acknowledged rather than redelivered for ever. A single record
-// without a request id is keyed by its message id, or its stream position,
-// which stay the same on redelivery.
-func AuditHandler(svc *identity.Service, log *slog.Logger) natsx.MsgHandler {
+// auditHandler stores a call record, or a batch of them, in one
+// transaction. A record that does not decode or is invalid can never be
+// stored, so it is logged and acknowledged rather than redelivered for
+// ever. A record without a request id is keyed by its message id, or its
+// stream position, which stay the same on redelivery.
+func auditHandler(svc *identity.Service, log *slog.Logger) natsx.MsgHandler {
 	return func(ctx context.Context, msg jetstream.Msg) error {
 		var calls []gatewayv1.Call
 		switch msg.Subject() {
@@ -77,12 +65,10 @@ func AuditHandler(svc *identity.Service, log *slog.Logger) natsx.MsgHandler {
 	}
 }
 
+// messageKey is natsx.EventID, marked "msg:" when it is the message id.
 func messageKey(msg jetstream.Msg) string {
-	if id := msg.Headers().Get(jetstream.MsgIDHeader); id != "" {
-		return "msg:" + id
+	if msg.Headers().Get(jetstream.MsgIDHeader) != "" {
+		return "msg:" + natsx.EventID(msg)
 	}
-	if md, err := msg.Metadata(); err == nil {
-		return "seq:" + md.Stream + ":" + strconv.FormatUint(md.Sequence.Stream, 10)
-	}
-	return ""
+	return natsx.EventID(msg)
 }

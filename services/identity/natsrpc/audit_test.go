@@ -15,18 +15,14 @@ import (
 	"github.com/ledgerplatform/ledger/pkg/auth"
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
-	"github.com/ledgerplatform/ledger/services/identity/natsrpc"
+	"github.com/ledgerplatform/ledger/pkg/testkit"
 )
 
-// startAuditConsumer runs the audit consumer of h until the test ends.
+// startAuditConsumer creates the gateway's stream, as the gateway does when
+// it starts: the audit consumer the daemon runs was waiting for it.
 func (h *harness) startAuditConsumer(t *testing.T) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	if err := natsx.EnsureStream(ctx, h.js, gatewayv1.StreamCalls, gatewayv1.CallsFilter); err != nil {
-		t.Fatal(err)
-	}
-	if err := natsrpc.ConsumeAudit(ctx, h.js, h.Svc, h.log); err != nil {
+	if err := (natsx.Stream{Name: gatewayv1.StreamCalls, Subjects: []string{gatewayv1.CallsFilter}}).Ensure(context.Background(), h.JS); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -42,7 +38,7 @@ func (h *harness) publish(t *testing.T, calls ...any) {
 				t.Fatal(err)
 			}
 		}
-		if _, err := h.js.Publish(context.Background(), gatewayv1.SubjectCall, b); err != nil {
+		if _, err := h.JS.Publish(context.Background(), gatewayv1.SubjectCall, b); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -50,7 +46,7 @@ func (h *harness) publish(t *testing.T, calls ...any) {
 
 func (h *harness) auditRows(t *testing.T) int {
 	var n int
-	if err := h.Owner.QueryRow(context.Background(), "SELECT count(*) FROM identity.audit_log").Scan(&n); err != nil {
+	if err := h.Pool.QueryRow(context.Background(), "SELECT count(*) FROM identity.audit_log").Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n
@@ -67,7 +63,7 @@ func TestAuditConsumerIdempotent(t *testing.T) {
 		Method: "GET", Route: "GET /v1/journal", Scope: "journal:read", Status: 200, DurationMS: 4, At: at}
 	anonymous := gatewayv1.Call{RequestID: "req-2", Surface: "api", Method: "GET", Route: "GET /v1/journal", Status: 401, ErrorCode: errs.Unauthenticated, At: at}
 	h.publish(t, c, c, anonymous, []byte("not json"))
-	eventually(t, "two audit rows", func() bool { return h.auditRows(t) == 2 })
+	testkit.Eventually(t, "two audit rows", func() bool { return h.auditRows(t) == 2 })
 	// Give a wrong duplicate the time to show up.
 	h.publish(t, c)
 	time.Sleep(200 * time.Millisecond)
@@ -82,7 +78,7 @@ func TestAuditConsumerIdempotent(t *testing.T) {
 			LastUsedAt *time.Time `json:"last_used_at"`
 		} `json:"api_keys"`
 	}
-	h.ok(t, identityv1.SubjectKeysList, rq{as: admin}, http.StatusOK, &list)
+	h.OK(identityv1.SubjectKeysList, testkit.Rq{As: admin}, http.StatusOK, &list)
 	k := list.APIKeys[0]
 	if k.ID != admin.KeyID || k.CallCount != 1 || k.LastUsedAt == nil || !k.LastUsedAt.Equal(at) {
 		t.Errorf("key usage = %+v, want one call at %v", k, at)
@@ -106,7 +102,7 @@ func TestAuditList(t *testing.T) {
 		call("a3", a, 200, day.Add(48*time.Hour)),
 		call("b1", b, 200, day),
 	)
-	eventually(t, "four audit rows", func() bool { return h.auditRows(t) == 4 })
+	testkit.Eventually(t, "four audit rows", func() bool { return h.auditRows(t) == 4 })
 
 	type entry struct {
 		RequestID string `json:"request_id"`
@@ -144,7 +140,7 @@ func TestAuditList(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var p page
-			h.ok(t, identityv1.SubjectAuditList, rq{as: tt.as, query: tt.query}, http.StatusOK, &p)
+			h.OK(identityv1.SubjectAuditList, testkit.Rq{As: tt.as, Query: tt.query}, http.StatusOK, &p)
 			if diff := cmp.Diff(tt.want, ids(p)); diff != "" {
 				t.Errorf("entries (-want +got):\n%s", diff)
 			}
@@ -154,9 +150,9 @@ func TestAuditList(t *testing.T) {
 		})
 	}
 
-	got := h.fails(t, identityv1.SubjectAuditList, rq{as: a, query: url.Values{"from": {"last week"}, "limit": {"501"}, "status": {"ok"}}}, http.StatusBadRequest, errs.InvalidInput)
+	got := h.Fails(identityv1.SubjectAuditList, testkit.Rq{As: a, Query: url.Values{"from": {"last week"}, "limit": {"501"}, "status": {"ok"}}}, http.StatusBadRequest, errs.InvalidInput)
 	var fields []string
-	for _, d := range got.err.Details {
+	for _, d := range got.Err.Details {
 		fields = append(fields, d.Field)
 	}
 	if diff := cmp.Diff([]string{"limit", "from", "status"}, fields); diff != "" {

@@ -10,6 +10,7 @@ import (
 	"github.com/ledgerplatform/ledger/contracts/identityv1"
 	"github.com/ledgerplatform/ledger/pkg/auth"
 	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/testkit"
 	"github.com/ledgerplatform/ledger/services/identity"
 	"github.com/ledgerplatform/ledger/services/identity/internal/identitytest"
 )
@@ -36,14 +37,14 @@ func TestEverySubjectIsServed(t *testing.T) {
 		identityv1.SubjectAuditList,
 	}
 	for _, s := range subjects {
-		got := h.call(t, s, rq{body: "{}"})
+		got := h.Call(s, testkit.Rq{Body: "{}"})
 		switch {
-		case got.code == errs.Unavailable:
+		case got.Code == errs.Unavailable:
 			t.Errorf("%s is not served", s)
-		case public[s] && got.code == errs.Unauthenticated && s != identityv1.SubjectVerify:
+		case public[s] && got.Code == errs.Unauthenticated && s != identityv1.SubjectVerify:
 			t.Errorf("%s is public but wants a principal", s)
-		case !public[s] && (got.status != http.StatusUnauthorized || got.code != errs.Unauthenticated):
-			t.Errorf("%s without a principal: %d %s, want 401 UNAUTHENTICATED", s, got.status, got.code)
+		case !public[s] && (got.Status != http.StatusUnauthorized || got.Code != errs.Unauthenticated):
+			t.Errorf("%s without a principal: %d %s, want 401 UNAUTHENTICATED", s, got.Status, got.Code)
 		}
 	}
 }
@@ -55,22 +56,22 @@ func TestUserLifecycle(t *testing.T) {
 	admin, _ := h.Tenant(t, "Acme GmbH")
 
 	var inv identity.Invitation
-	h.ok(t, identityv1.SubjectUsersInvite, rq{as: admin, body: map[string]any{"email": "Anna@Acme.example", "role": "accountant"}}, http.StatusCreated, &inv)
+	h.OK(identityv1.SubjectUsersInvite, testkit.Rq{As: admin, Body: map[string]any{"email": "Anna@Acme.example", "role": "accountant"}}, http.StatusCreated, &inv)
 	if !inv.OK || inv.InviteToken == "" || inv.UserID == "" {
 		t.Fatalf("invitation = %+v", inv)
 	}
-	h.fails(t, identityv1.SubjectLogin, rq{body: map[string]any{"email": "anna@acme.example", "password": "whatever password"}}, http.StatusUnauthorized, errs.InvalidCredentials)
-	h.fails(t, identityv1.SubjectSetupPassword, rq{body: map[string]any{"token": inv.InviteToken, "password": "short"}}, http.StatusBadRequest, errs.InvalidInput)
+	h.Fails(identityv1.SubjectLogin, testkit.Rq{Body: map[string]any{"email": "anna@acme.example", "password": "whatever password"}}, http.StatusUnauthorized, errs.InvalidCredentials)
+	h.Fails(identityv1.SubjectSetupPassword, testkit.Rq{Body: map[string]any{"token": inv.InviteToken, "password": "short"}}, http.StatusBadRequest, errs.InvalidInput)
 
 	var ok okBody
-	h.ok(t, identityv1.SubjectSetupPassword, rq{body: map[string]any{"token": inv.InviteToken, "password": identitytest.Password}}, http.StatusOK, &ok)
+	h.OK(identityv1.SubjectSetupPassword, testkit.Rq{Body: map[string]any{"token": inv.InviteToken, "password": identitytest.Password}}, http.StatusOK, &ok)
 	if !ok.OK {
 		t.Fatal("setup-password did not answer ok")
 	}
-	h.fails(t, identityv1.SubjectSetupPassword, rq{body: map[string]any{"token": inv.InviteToken, "password": identitytest.Password}}, http.StatusBadRequest, errs.InvalidToken)
+	h.Fails(identityv1.SubjectSetupPassword, testkit.Rq{Body: map[string]any{"token": inv.InviteToken, "password": identitytest.Password}}, http.StatusBadRequest, errs.InvalidToken)
 
 	var login identity.LoginResult
-	h.ok(t, identityv1.SubjectLogin, rq{body: map[string]any{"email": "anna@acme.example", "password": identitytest.Password}}, http.StatusOK, &login)
+	h.OK(identityv1.SubjectLogin, testkit.Rq{Body: map[string]any{"email": "anna@acme.example", "password": identitytest.Password}}, http.StatusOK, &login)
 	wantLogin := identity.LoginResult{
 		User:   identity.UserRef{ID: inv.UserID, Email: "anna@acme.example", Role: "accountant"},
 		Tenant: identity.TenantRef{ID: admin.TenantID, CompanyName: "Acme GmbH"},
@@ -78,11 +79,11 @@ func TestUserLifecycle(t *testing.T) {
 	if diff := cmp.Diff(wantLogin, login, cmpopts.IgnoreFields(identity.LoginResult{}, "Token", "ExpiresAt")); diff != "" {
 		t.Errorf("login (-want +got):\n%s", diff)
 	}
-	h.fails(t, identityv1.SubjectLogin, rq{body: map[string]any{"email": "anna@acme.example", "password": "wrong password!"}}, http.StatusUnauthorized, errs.InvalidCredentials)
-	h.fails(t, identityv1.SubjectLogin, rq{body: `{"email": "anna@acme.example", "password": "x", "remember": true}`}, http.StatusBadRequest, errs.InvalidInput)
+	h.Fails(identityv1.SubjectLogin, testkit.Rq{Body: map[string]any{"email": "anna@acme.example", "password": "wrong password!"}}, http.StatusUnauthorized, errs.InvalidCredentials)
+	h.Fails(identityv1.SubjectLogin, testkit.Rq{Body: `{"email": "anna@acme.example", "password": "x", "remember": true}`}, http.StatusBadRequest, errs.InvalidInput)
 
 	var claims auth.Claims
-	h.ok(t, identityv1.SubjectVerify, rq{body: identityv1.VerifyRequest{Token: login.Token}}, http.StatusOK, &claims)
+	h.OK(identityv1.SubjectVerify, testkit.Rq{Body: identityv1.VerifyRequest{Token: login.Token}}, http.StatusOK, &claims)
 	if claims.UserID != inv.UserID || claims.SessionID == "" || claims.TenantID != admin.TenantID {
 		t.Fatalf("session claims = %+v", claims)
 	}
@@ -96,21 +97,21 @@ func TestUserLifecycle(t *testing.T) {
 		Key    *identity.KeyRef `json:"key"`
 		Scopes []string         `json:"scopes"`
 	}
-	h.ok(t, identityv1.SubjectMe, rq{as: &claims}, http.StatusOK, &me)
+	h.OK(identityv1.SubjectMe, testkit.Rq{As: &claims}, http.StatusOK, &me)
 	if diff := cmp.Diff(&wantLogin.User, me.User); diff != "" || me.Key != nil || me.Tenant.CompanyName != "Acme GmbH" ||
 		!cmp.Equal(auth.RoleScopes("accountant"), me.Scopes) {
 		t.Errorf("me of a session = %+v %s", me, diff)
 	}
 	me.User, me.Key = nil, nil
-	h.ok(t, identityv1.SubjectMe, rq{as: admin}, http.StatusOK, &me)
+	h.OK(identityv1.SubjectMe, testkit.Rq{As: admin}, http.StatusOK, &me)
 	if me.User != nil || me.Key == nil || me.Key.ID != admin.KeyID || me.Key.Prefix != admin.KeyPrefix {
 		t.Errorf("me of a key = %+v", me)
 	}
 
-	h.ok(t, identityv1.SubjectLogout, rq{as: &claims}, http.StatusOK, &ok)
-	h.fails(t, identityv1.SubjectVerify, rq{body: identityv1.VerifyRequest{Token: login.Token}}, http.StatusUnauthorized, errs.Unauthenticated)
+	h.OK(identityv1.SubjectLogout, testkit.Rq{As: &claims}, http.StatusOK, &ok)
+	h.Fails(identityv1.SubjectVerify, testkit.Rq{Body: identityv1.VerifyRequest{Token: login.Token}}, http.StatusUnauthorized, errs.Unauthenticated)
 	// An API key has no session to end.
-	h.ok(t, identityv1.SubjectLogout, rq{as: admin}, http.StatusOK, &ok)
+	h.OK(identityv1.SubjectLogout, testkit.Rq{As: admin}, http.StatusOK, &ok)
 }
 
 func TestForgotPasswordSubject(t *testing.T) {
@@ -120,10 +121,10 @@ func TestForgotPasswordSubject(t *testing.T) {
 	h.User(t, admin, "anna@acme.example", "admin")
 	var ok okBody
 	for _, email := range []string{"anna@acme.example", "nobody@acme.example"} {
-		h.ok(t, identityv1.SubjectForgotPassword, rq{body: map[string]any{"email": email}}, http.StatusOK, &ok)
+		h.OK(identityv1.SubjectForgotPassword, testkit.Rq{Body: map[string]any{"email": email}}, http.StatusOK, &ok)
 	}
-	h.fails(t, identityv1.SubjectForgotPassword, rq{body: map[string]any{"email": "anna"}}, http.StatusBadRequest, errs.InvalidInput)
-	h.fails(t, identityv1.SubjectForgotPassword, rq{body: `{"email": 5}`}, http.StatusBadRequest, errs.InvalidInput)
+	h.Fails(identityv1.SubjectForgotPassword, testkit.Rq{Body: map[string]any{"email": "anna"}}, http.StatusBadRequest, errs.InvalidInput)
+	h.Fails(identityv1.SubjectForgotPassword, testkit.Rq{Body: `{"email": 5}`}, http.StatusBadRequest, errs.InvalidInput)
 }
 
 func TestVerifyTokenSubject(t *testing.T) {
@@ -131,15 +132,15 @@ func TestVerifyTokenSubject(t *testing.T) {
 	h := newHarness(t)
 	admin, raw := h.Tenant(t, "Acme GmbH")
 	var info identity.TokenInfo
-	h.ok(t, identityv1.SubjectVerifyToken, rq{as: admin}, http.StatusOK, &info)
+	h.OK(identityv1.SubjectVerifyToken, testkit.Rq{As: admin}, http.StatusOK, &info)
 	if diff := cmp.Diff(identity.TokenInfo{Valid: true, Type: "api_key", TenantID: admin.TenantID, Scopes: []string{"admin"}}, info); diff != "" {
 		t.Errorf("own key (-want +got):\n%s", diff)
 	}
 	info = identity.TokenInfo{}
-	h.ok(t, identityv1.SubjectVerifyToken, rq{as: admin, body: map[string]any{"token": raw + "x"}}, http.StatusOK, &info)
+	h.OK(identityv1.SubjectVerifyToken, testkit.Rq{As: admin, Body: map[string]any{"token": raw + "x"}}, http.StatusOK, &info)
 	if info.Valid {
 		t.Errorf("an invalid token is valid: %+v", info)
 	}
-	h.fails(t, identityv1.SubjectVerify, rq{body: identityv1.VerifyRequest{Token: raw + "x"}}, http.StatusUnauthorized, errs.Unauthenticated)
-	h.fails(t, identityv1.SubjectVerify, rq{body: `{"token": ["x"]}`}, http.StatusBadRequest, errs.InvalidInput)
+	h.Fails(identityv1.SubjectVerify, testkit.Rq{Body: identityv1.VerifyRequest{Token: raw + "x"}}, http.StatusUnauthorized, errs.Unauthenticated)
+	h.Fails(identityv1.SubjectVerify, testkit.Rq{Body: `{"token": ["x"]}`}, http.StatusBadRequest, errs.InvalidInput)
 }

@@ -3,133 +3,110 @@ package natsrpc_test
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
-	"net/url"
-	"os"
+	"net/http"
 	"testing"
-	"time"
 
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
-
+	"github.com/ledgerplatform/ledger/contracts/identityv1"
 	"github.com/ledgerplatform/ledger/pkg/auth"
-	"github.com/ledgerplatform/ledger/pkg/errs"
-	"github.com/ledgerplatform/ledger/pkg/natsx"
 	"github.com/ledgerplatform/ledger/pkg/testkit"
+	"github.com/ledgerplatform/ledger/services/identity"
+	"github.com/ledgerplatform/ledger/services/identity/identityd"
 	"github.com/ledgerplatform/ledger/services/identity/internal/identitytest"
-	"github.com/ledgerplatform/ledger/services/identity/natsrpc"
+	"github.com/ledgerplatform/ledger/services/identity/postgres"
 )
 
-// harness serves one test's identity service on its own NATS server.
-type harness struct {
-	*identitytest.Env
-	nc     *nats.Conn
-	js     jetstream.JetStream
-	client *natsx.Client
-	log    *slog.Logger
-}
+// harness runs one test's identity daemon, bootstrapped with
+// identitytest.BootstrapKey, and makes tenants and users through its
+// subjects.
+type harness struct{ *testkit.RPC }
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
-	e := identitytest.New(t)
-	_, nc := testkit.NATS(t)
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	srv, err := natsx.NewServer(nc, natsx.ServerConfig{Name: "identity", Logger: log})
+	env := map[string]string{"BOOTSTRAP_API_KEY": identitytest.BootstrapKey}
+	svc, err := identityd.Service(func(k string) string { return env[k] })
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = srv.Stop() })
-	if err := natsrpc.Register(srv, e.Svc); err != nil {
-		t.Fatal(err)
-	}
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &harness{Env: e, nc: nc, js: js, client: &natsx.Client{NC: nc, Timeout: 10 * time.Second}, log: log}
+	h := &harness{testkit.NewRPC(t, postgres.Migrations)}
+	h.Start(svc, env)
+	return h
 }
 
-// rq is one request: who sends it and what it carries. body is sent as is
-// when it is a string and as JSON otherwise.
-type rq struct {
-	as     *auth.Claims
-	params map[string]string
-	query  url.Values
-	body   any
-}
-
-// reply is what came back, decoded far enough to check.
-type reply struct {
-	status int
-	code   string
-	body   []byte
-	err    errs.Body
-}
-
-func (h *harness) call(t *testing.T, subject string, r rq) reply {
+// Claims verifies a credential the test expects to be valid.
+func (h *harness) Claims(t *testing.T, token string) *auth.Claims {
 	t.Helper()
+	var c auth.Claims
+	h.OK(identityv1.SubjectVerify, testkit.Rq{Body: identityv1.VerifyRequest{Token: token}}, http.StatusOK, &c)
+	return &c
+}
+
+// Operator returns the claims of the operator's admin key.
+func (h *harness) Operator(t *testing.T) *auth.Claims { return h.Claims(t, identitytest.BootstrapKey) }
+
+// Tenant creates a tenant and returns its admin key's claims and raw key.
+func (h *harness) Tenant(t *testing.T, name string) (*auth.Claims, string) {
+	t.Helper()
+	var nt identity.NewTenant
+	h.OK(identityv1.SubjectAdminTenantsCreate, testkit.Rq{As: h.Operator(t), Body: map[string]any{"company_name": name}}, http.StatusCreated, &nt)
+	return h.Claims(t, nt.RawKey), nt.RawKey
+}
+
+// User invites a user into the caller's tenant, sets identitytest.Password
+// through the invitation and logs in.
+func (h *harness) User(t *testing.T, by *auth.Claims, email, role string) identity.LoginResult {
+	t.Helper()
+	var inv identity.Invitation
+	h.OK(identityv1.SubjectUsersInvite, testkit.Rq{As: by, Body: identity.InviteInput{Email: email, Role: role}}, http.StatusCreated, &inv)
+	h.OK(identityv1.SubjectSetupPassword, testkit.Rq{Body: identity.SetupPasswordInput{Token: inv.InviteToken, Password: identitytest.Password}}, http.StatusOK, nil)
+	var res identity.LoginResult
+	h.OK(identityv1.SubjectLogin, testkit.Rq{Body: identity.LoginInput{Email: email, Password: identitytest.Password}}, http.StatusOK, &res)
+	return res
+}
+
+// Events waits for the outbox to drain and returns what reached identity's
+// streams (events, then mail commands), oldest first.
+func (h *harness) Events(t *testing.T) []identitytest.Event {
+	t.Helper()
+	h.drained(t)
 	ctx := context.Background()
-	if r.as != nil {
-		ctx = auth.WithClaims(ctx, r.as)
-	}
-	req := &natsx.Request{Query: r.query, Params: url.Values{}}
-	for k, v := range r.params {
-		req.Params.Set(k, v)
-	}
-	switch b := r.body.(type) {
-	case nil:
-	case string:
-		req.Body = []byte(b)
-	default:
-		var err error
-		if req.Body, err = json.Marshal(b); err != nil {
+	var evs []identitytest.Event
+	for _, name := range []string{identityv1.StreamEvents, identityv1.StreamMail} {
+		st, err := h.JS.Stream(ctx, name)
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	resp, err := h.client.Do(ctx, subject, req)
-	if err != nil {
-		t.Fatalf("%s: %v", subject, err)
-	}
-	out := reply{status: resp.Status, code: resp.ErrCode, body: resp.Body}
-	if out.code != "" {
-		_ = json.Unmarshal(resp.Body, &out.err)
-	}
-	return out
-}
-
-// ok calls subject, wants the status and decodes the body into out.
-func (h *harness) ok(t *testing.T, subject string, r rq, status int, out any) {
-	t.Helper()
-	got := h.call(t, subject, r)
-	if got.status != status || got.code != "" {
-		t.Fatalf("%s: status %d %s %s, want %d", subject, got.status, got.code, got.body, status)
-	}
-	if out != nil {
-		if err := json.Unmarshal(got.body, out); err != nil {
-			t.Fatalf("%s: decode %s: %v", subject, got.body, err)
+		for seq := st.CachedInfo().State.FirstSeq; seq > 0 && seq <= st.CachedInfo().State.LastSeq; seq++ {
+			msg, err := st.GetMsg(ctx, seq)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ev := identitytest.Event{Subject: msg.Subject}
+			if err := json.Unmarshal(msg.Data, &ev.Payload); err != nil {
+				t.Fatal(err)
+			}
+			evs = append(evs, ev)
 		}
 	}
+	return evs
 }
 
-// fails calls subject and wants the error code and status.
-func (h *harness) fails(t *testing.T, subject string, r rq, status int, code string) reply {
+// drained waits until the relay published every outbox row.
+func (h *harness) drained(t *testing.T) {
 	t.Helper()
-	got := h.call(t, subject, r)
-	if got.status != status || got.code != code {
-		t.Fatalf("%s: status %d %s %s, want %d %s", subject, got.status, got.code, got.body, status, code)
-	}
-	return got
-}
-
-// eventually polls cond until it holds or ten seconds pass.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
+	testkit.Eventually(t, "the outbox to drain", func() bool {
+		var pending int
+		if err := h.Pool.QueryRow(context.Background(), "SELECT count(*) FROM identity.outbox").Scan(&pending); err != nil {
+			t.Fatal(err)
 		}
-		time.Sleep(20 * time.Millisecond)
+		return pending == 0
+	})
+}
+
+// Exec runs sql as the owner, for arranging what the service cannot.
+func (h *harness) Exec(t *testing.T, sql string, args ...any) {
+	t.Helper()
+	if _, err := h.Pool.Exec(context.Background(), sql, args...); err != nil {
+		t.Fatalf("%s: %v", sql, err)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ledgerplatform/ledger/contracts/identityv1"
 	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/testkit"
 )
 
 // Tenant B sees nothing of tenant A, and A's ids answer 404 to B.
@@ -18,10 +19,10 @@ func TestTenantIsolation(t *testing.T) {
 		ID     string `json:"id"`
 		RawKey string `json:"raw_key"`
 	}
-	h.ok(t, identityv1.SubjectKeysCreate, rq{as: a, body: map[string]any{"label": "a-key", "role": "viewer"}}, http.StatusCreated, &key)
+	h.OK(identityv1.SubjectKeysCreate, testkit.Rq{As: a, Body: map[string]any{"label": "a-key", "role": "viewer"}}, http.StatusCreated, &key)
 	anna := h.User(t, a, "anna@a.example", "admin")
-	h.ok(t, identityv1.SubjectOAuthClientsPut, rq{as: a, params: map[string]string{"clientId": "a-client"},
-		body: map[string]any{"name": "A", "redirect_uris": []string{"https://a.example/cb"}, "scopes": []string{"journal:read"}}}, http.StatusCreated, nil)
+	h.OK(identityv1.SubjectOAuthClientsPut, testkit.Rq{As: a, Params: map[string]string{"clientId": "a-client"},
+		Body: map[string]any{"name": "A", "redirect_uris": []string{"https://a.example/cb"}, "scopes": []string{"journal:read"}}}, http.StatusCreated, nil)
 	h.Exec(t, "INSERT INTO identity.oauth_grants (tenant_id, client_id, client_name, scopes) VALUES ($1, 'a-app', 'A app', '{journal:read}')", a.TenantID)
 
 	var keys struct {
@@ -29,44 +30,44 @@ func TestTenantIsolation(t *testing.T) {
 			ID string `json:"id"`
 		} `json:"api_keys"`
 	}
-	h.ok(t, identityv1.SubjectKeysList, rq{as: b}, http.StatusOK, &keys)
+	h.OK(identityv1.SubjectKeysList, testkit.Rq{As: b}, http.StatusOK, &keys)
 	if len(keys.APIKeys) != 1 || keys.APIKeys[0].ID != b.KeyID {
 		t.Errorf("B's keys = %+v, want only its own", keys.APIKeys)
 	}
 	var users struct {
 		Users []any `json:"users"`
 	}
-	h.ok(t, identityv1.SubjectUsersList, rq{as: b}, http.StatusOK, &users)
+	h.OK(identityv1.SubjectUsersList, testkit.Rq{As: b}, http.StatusOK, &users)
 	var clients struct {
 		Clients []any `json:"clients"`
 	}
-	h.ok(t, identityv1.SubjectOAuthClientsList, rq{as: b}, http.StatusOK, &clients)
+	h.OK(identityv1.SubjectOAuthClientsList, testkit.Rq{As: b}, http.StatusOK, &clients)
 	var apps struct {
 		Apps []any `json:"apps"`
 	}
-	h.ok(t, identityv1.SubjectOAuthAppsList, rq{as: b}, http.StatusOK, &apps)
+	h.OK(identityv1.SubjectOAuthAppsList, testkit.Rq{As: b}, http.StatusOK, &apps)
 	if len(users.Users) != 0 || len(clients.Clients) != 0 || len(apps.Apps) != 0 {
 		t.Errorf("B sees A's users %v, clients %v or apps %v", users.Users, clients.Clients, apps.Apps)
 	}
 
-	h.fails(t, identityv1.SubjectKeysDelete, rq{as: b, params: map[string]string{"id": key.ID}}, http.StatusNotFound, errs.NotFound)
-	h.fails(t, identityv1.SubjectKeysDelete, rq{as: b, params: map[string]string{"id": a.KeyID}}, http.StatusNotFound, errs.NotFound)
-	h.fails(t, identityv1.SubjectUsersUpdate, rq{as: b, params: map[string]string{"id": anna.User.ID}, body: map[string]any{"role": "viewer"}}, http.StatusNotFound, errs.NotFound)
-	h.fails(t, identityv1.SubjectUsersDelete, rq{as: b, params: map[string]string{"id": anna.User.ID}}, http.StatusNotFound, errs.NotFound)
-	h.fails(t, identityv1.SubjectOAuthAppsDelete, rq{as: b, params: map[string]string{"clientId": "a-app"}}, http.StatusNotFound, errs.NotFound)
+	h.Fails(identityv1.SubjectKeysDelete, testkit.Rq{As: b, Params: map[string]string{"id": key.ID}}, http.StatusNotFound, errs.NotFound)
+	h.Fails(identityv1.SubjectKeysDelete, testkit.Rq{As: b, Params: map[string]string{"id": a.KeyID}}, http.StatusNotFound, errs.NotFound)
+	h.Fails(identityv1.SubjectUsersUpdate, testkit.Rq{As: b, Params: map[string]string{"id": anna.User.ID}, Body: map[string]any{"role": "viewer"}}, http.StatusNotFound, errs.NotFound)
+	h.Fails(identityv1.SubjectUsersDelete, testkit.Rq{As: b, Params: map[string]string{"id": anna.User.ID}}, http.StatusNotFound, errs.NotFound)
+	h.Fails(identityv1.SubjectOAuthAppsDelete, testkit.Rq{As: b, Params: map[string]string{"clientId": "a-app"}}, http.StatusNotFound, errs.NotFound)
 	// B registering A's client id makes B's own client, not a change to A's.
-	h.ok(t, identityv1.SubjectOAuthClientsPut, rq{as: b, params: map[string]string{"clientId": "a-client"},
-		body: map[string]any{"name": "B", "redirect_uris": []string{"https://b.example/cb"}, "scopes": []string{"journal:read"}}}, http.StatusCreated, nil)
+	h.OK(identityv1.SubjectOAuthClientsPut, testkit.Rq{As: b, Params: map[string]string{"clientId": "a-client"},
+		Body: map[string]any{"name": "B", "redirect_uris": []string{"https://b.example/cb"}, "scopes": []string{"journal:read"}}}, http.StatusCreated, nil)
 
 	// A's things still work.
-	h.ok(t, identityv1.SubjectVerify, rq{body: identityv1.VerifyRequest{Token: key.RawKey}}, http.StatusOK, nil)
-	h.ok(t, identityv1.SubjectVerify, rq{body: identityv1.VerifyRequest{Token: anna.Token}}, http.StatusOK, nil)
+	h.OK(identityv1.SubjectVerify, testkit.Rq{Body: identityv1.VerifyRequest{Token: key.RawKey}}, http.StatusOK, nil)
+	h.OK(identityv1.SubjectVerify, testkit.Rq{Body: identityv1.VerifyRequest{Token: anna.Token}}, http.StatusOK, nil)
 	var aClients struct {
 		Clients []struct {
 			Name string `json:"name"`
 		} `json:"clients"`
 	}
-	h.ok(t, identityv1.SubjectOAuthClientsList, rq{as: a}, http.StatusOK, &aClients)
+	h.OK(identityv1.SubjectOAuthClientsList, testkit.Rq{As: a}, http.StatusOK, &aClients)
 	if len(aClients.Clients) != 1 || aClients.Clients[0].Name != "A" {
 		t.Errorf("A's clients = %+v", aClients.Clients)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/ledgerplatform/ledger/contracts/identityv1"
 	"github.com/ledgerplatform/ledger/pkg/auth"
 	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/testkit"
 )
 
 type keyView struct {
@@ -30,7 +31,7 @@ func TestKeyLifecycle(t *testing.T) {
 	admin, _ := h.Tenant(t, "Acme GmbH")
 
 	var created keyView
-	h.ok(t, identityv1.SubjectKeysCreate, rq{as: admin, body: map[string]any{"label": " Bank import ", "scopes": []string{"bank:write", "bank:read", "bank:read"}}}, http.StatusCreated, &created)
+	h.OK(identityv1.SubjectKeysCreate, testkit.Rq{As: admin, Body: map[string]any{"label": " Bank import ", "scopes": []string{"bank:write", "bank:read", "bank:read"}}}, http.StatusCreated, &created)
 	if !strings.HasPrefix(created.RawKey, "lgr_") || created.KeyPrefix != created.RawKey[:12] {
 		t.Fatalf("raw key %q with prefix %q", created.RawKey, created.KeyPrefix)
 	}
@@ -42,13 +43,13 @@ func TestKeyLifecycle(t *testing.T) {
 	}
 
 	var viaRole keyView
-	h.ok(t, identityv1.SubjectKeysCreate, rq{as: admin, body: map[string]any{"label": "reader", "role": "viewer"}}, http.StatusCreated, &viaRole)
+	h.OK(identityv1.SubjectKeysCreate, testkit.Rq{As: admin, Body: map[string]any{"label": "reader", "role": "viewer"}}, http.StatusCreated, &viaRole)
 	if viaRole.Role != "viewer" || !cmp.Equal(viaRole.Scopes, auth.RoleScopes("viewer")) {
 		t.Errorf("a key with only a role gets the role's scopes: %+v", viaRole)
 	}
 
 	var claims auth.Claims
-	h.ok(t, identityv1.SubjectVerify, rq{body: identityv1.VerifyRequest{Token: created.RawKey}}, http.StatusOK, &claims)
+	h.OK(identityv1.SubjectVerify, testkit.Rq{Body: identityv1.VerifyRequest{Token: created.RawKey}}, http.StatusOK, &claims)
 	wantClaims := auth.Claims{TenantID: admin.TenantID, KeyID: created.ID, KeyPrefix: created.KeyPrefix, Label: "Bank import", Scopes: []string{"bank:read", "bank:write"}}
 	if diff := cmp.Diff(wantClaims, claims); diff != "" {
 		t.Errorf("claims of the new key (-want +got):\n%s", diff)
@@ -58,7 +59,7 @@ func TestKeyLifecycle(t *testing.T) {
 		APIKeys []map[string]any `json:"api_keys"`
 	}
 	listKeys := func() []string {
-		h.ok(t, identityv1.SubjectKeysList, rq{as: admin}, http.StatusOK, &list)
+		h.OK(identityv1.SubjectKeysList, testkit.Rq{As: admin}, http.StatusOK, &list)
 		var labels []string
 		for _, k := range list.APIKeys {
 			if _, leaked := k["raw_key"]; leaked {
@@ -76,15 +77,15 @@ func TestKeyLifecycle(t *testing.T) {
 	}
 
 	var ok okBody
-	h.ok(t, identityv1.SubjectKeysDelete, rq{as: admin, params: map[string]string{"id": created.ID}}, http.StatusOK, &ok)
-	h.fails(t, identityv1.SubjectVerify, rq{body: identityv1.VerifyRequest{Token: created.RawKey}}, http.StatusUnauthorized, errs.Unauthenticated)
-	h.fails(t, identityv1.SubjectKeysDelete, rq{as: admin, params: map[string]string{"id": created.ID}}, http.StatusNotFound, errs.NotFound)
+	h.OK(identityv1.SubjectKeysDelete, testkit.Rq{As: admin, Params: map[string]string{"id": created.ID}}, http.StatusOK, &ok)
+	h.Fails(identityv1.SubjectVerify, testkit.Rq{Body: identityv1.VerifyRequest{Token: created.RawKey}}, http.StatusUnauthorized, errs.Unauthenticated)
+	h.Fails(identityv1.SubjectKeysDelete, testkit.Rq{As: admin, Params: map[string]string{"id": created.ID}}, http.StatusNotFound, errs.NotFound)
 	if diff := cmp.Diff([]string{"admin", "reader"}, listKeys()); diff != "" {
 		t.Errorf("keys after revoking (-want +got):\n%s", diff)
 	}
 
 	revoked := 0
-	for _, ev := range h.Outbox(t) {
+	for _, ev := range h.Events(t) {
 		if ev.Subject == identityv1.EventCredentialRevoked && ev.Payload["key_id"] == created.ID {
 			revoked++
 		}
@@ -99,9 +100,9 @@ func TestKeyCreateRefusals(t *testing.T) {
 	h := newHarness(t)
 	admin, _ := h.Tenant(t, "Acme GmbH")
 	var bank keyView
-	h.ok(t, identityv1.SubjectKeysCreate, rq{as: admin, body: map[string]any{"label": "bank", "scopes": []string{"bank:read", "bank:write"}}}, http.StatusCreated, &bank)
+	h.OK(identityv1.SubjectKeysCreate, testkit.Rq{As: admin, Body: map[string]any{"label": "bank", "scopes": []string{"bank:read", "bank:write"}}}, http.StatusCreated, &bank)
 	var bankClaims auth.Claims
-	h.ok(t, identityv1.SubjectVerify, rq{body: identityv1.VerifyRequest{Token: bank.RawKey}}, http.StatusOK, &bankClaims)
+	h.OK(identityv1.SubjectVerify, testkit.Rq{Body: identityv1.VerifyRequest{Token: bank.RawKey}}, http.StatusOK, &bankClaims)
 
 	tests := []struct {
 		name    string
@@ -123,18 +124,18 @@ func TestKeyCreateRefusals(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := h.fails(t, identityv1.SubjectKeysCreate, rq{as: tt.as, body: tt.body}, tt.status, tt.code)
+			got := h.Fails(identityv1.SubjectKeysCreate, testkit.Rq{As: tt.as, Body: tt.body}, tt.status, tt.code)
 			if tt.details != nil {
-				if diff := cmp.Diff(tt.details, got.err.Details); diff != "" {
+				if diff := cmp.Diff(tt.details, got.Err.Details); diff != "" {
 					t.Errorf("details (-want +got):\n%s", diff)
 				}
 			}
 		})
 	}
 	// A key may hand out what it holds.
-	h.ok(t, identityv1.SubjectKeysCreate, rq{as: &bankClaims, body: map[string]any{"label": "reader", "scopes": []string{"bank:read"}}}, http.StatusCreated, nil)
+	h.OK(identityv1.SubjectKeysCreate, testkit.Rq{As: &bankClaims, Body: map[string]any{"label": "reader", "scopes": []string{"bank:read"}}}, http.StatusCreated, nil)
 
 	for _, id := range []string{"not-a-uuid", "00000000-0000-0000-0000-000000000000", ""} {
-		h.fails(t, identityv1.SubjectKeysDelete, rq{as: admin, params: map[string]string{"id": id}}, http.StatusNotFound, errs.NotFound)
+		h.Fails(identityv1.SubjectKeysDelete, testkit.Rq{As: admin, Params: map[string]string{"id": id}}, http.StatusNotFound, errs.NotFound)
 	}
 }

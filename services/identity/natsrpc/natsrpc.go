@@ -1,109 +1,78 @@
-// Package natsrpc serves the identity service's NATS subjects (the
-// contracts/identityv1 request/reply surface) and consumes the gateway's
-// audit records from JetStream. It decodes requests, takes the principal
-// from the context and leaves every decision to identity.Service.
+// Package natsrpc is the identity service's route table (the
+// contracts/identityv1 request/reply surface) and its consumer of the
+// gateway's audit records. Each route decodes a typed request and calls a
+// method of identity.Service, which makes every decision.
 package natsrpc
 
 import (
 	"context"
-	"fmt"
+	"net/url"
 
 	"github.com/go-kit/kit/endpoint"
 
 	"github.com/ledgerplatform/ledger/contracts/identityv1"
 	"github.com/ledgerplatform/ledger/pkg/auth"
-	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
 	"github.com/ledgerplatform/ledger/services/identity"
 )
 
-// Register serves every identity subject on s.
-func Register(s *natsx.Server, svc *identity.Service) error {
-	for subject, e := range Endpoints(svc) {
-		if err := s.Handle(subject, e); err != nil {
-			return fmt.Errorf("natsrpc.Register: %w", err)
-		}
-	}
-	return nil
-}
+// Routes serves every request/reply subject of identityv1. Login,
+// forgot-password, setup-password and the gateway's verify come before
+// authentication (Internal: no caller); every other route acts for the
+// caller the gateway authenticated.
+func Routes(svc *identity.Service) []natsx.Route {
+	return []natsx.Route{
+		{Subject: identityv1.SubjectLogin, Decode: natsx.JSON[identity.LoginInput], Endpoint: natsx.Typed(svc.Login), Internal: true},
+		{Subject: identityv1.SubjectForgotPassword, Decode: natsx.JSON[identity.ForgotPasswordInput], Endpoint: natsx.Typed(answered(svc.ForgotPassword)), Internal: true},
+		{Subject: identityv1.SubjectSetupPassword, Decode: natsx.JSON[identity.SetupPasswordInput], Endpoint: natsx.Typed(answered(svc.SetupPassword)), Internal: true},
+		{Subject: identityv1.SubjectVerify, Decode: natsx.JSON[identityv1.VerifyRequest], Internal: true,
+			Endpoint: natsx.Typed(func(ctx context.Context, in identityv1.VerifyRequest) (*auth.Claims, error) {
+				return svc.Verify(ctx, in.Token)
+			})},
 
-// Endpoints returns the endpoint of every request/reply subject of
-// identityv1. Login, forgot-password, setup-password and the gateway's
-// verify need no principal; every other subject answers UNAUTHENTICATED
-// without one.
-func Endpoints(svc *identity.Service) map[string]endpoint.Endpoint {
-	h := handlers{svc: svc}
-	return map[string]endpoint.Endpoint{
-		identityv1.SubjectLogin:          public(h.login),
-		identityv1.SubjectForgotPassword: public(h.forgotPassword),
-		identityv1.SubjectSetupPassword:  public(h.setupPassword),
-		identityv1.SubjectVerify:         public(h.verify),
-		identityv1.SubjectLogout:         authenticated(h.logout),
-		identityv1.SubjectMe:             authenticated(h.me),
-		identityv1.SubjectVerifyToken:    authenticated(h.verifyToken),
+		{Subject: identityv1.SubjectLogout, Decode: natsx.Nothing, Endpoint: caller(done(func(ctx context.Context, c *auth.Claims, _ struct{}) error { return svc.Logout(ctx, c) }))},
+		{Subject: identityv1.SubjectMe, Decode: natsx.Nothing, Endpoint: caller(nothing(svc.Me))},
+		{Subject: identityv1.SubjectVerifyToken, Decode: natsx.JSON[identity.VerifyTokenInput], Endpoint: caller(svc.VerifyToken)},
 
-		identityv1.SubjectKeysList:   authenticated(h.listKeys),
-		identityv1.SubjectKeysCreate: authenticated(h.createKey),
-		identityv1.SubjectKeysDelete: authenticated(h.deleteKey),
+		{Subject: identityv1.SubjectKeysList, Decode: natsx.Nothing, Endpoint: caller(listed(svc.ListKeys, func(ks []identity.APIKey) keyList { return keyList{ks} }))},
+		{Subject: identityv1.SubjectKeysCreate, Decode: natsx.JSON[identity.CreateKeyInput], Endpoint: caller(created(svc.CreateKey))},
+		{Subject: identityv1.SubjectKeysDelete, Decode: param("id"), Endpoint: caller(done(svc.RevokeKey))},
 
-		identityv1.SubjectUsersList:   authenticated(h.listUsers),
-		identityv1.SubjectUsersInvite: authenticated(h.inviteUser),
-		identityv1.SubjectUsersUpdate: authenticated(h.updateUser),
-		identityv1.SubjectUsersDelete: authenticated(h.deleteUser),
+		{Subject: identityv1.SubjectUsersList, Decode: natsx.Nothing, Endpoint: caller(listed(svc.ListUsers, func(us []identity.User) userList { return userList{us} }))},
+		{Subject: identityv1.SubjectUsersInvite, Decode: natsx.JSON[identity.InviteInput], Endpoint: caller(created(svc.InviteUser))},
+		{Subject: identityv1.SubjectUsersUpdate, Decode: paramAnd[identity.UserPatch]("id"), Endpoint: caller(func(ctx context.Context, c *auth.Claims, in withParam[identity.UserPatch]) (identity.User, error) {
+			return svc.UpdateUser(ctx, c, in.Param, in.Body)
+		})},
+		{Subject: identityv1.SubjectUsersDelete, Decode: param("id"), Endpoint: caller(done(svc.DeleteUser))},
 
-		identityv1.SubjectTenantGet:    authenticated(h.tenant),
-		identityv1.SubjectTenantUpdate: authenticated(h.updateTenant),
+		{Subject: identityv1.SubjectTenantGet, Decode: natsx.Nothing, Endpoint: caller(nothing(svc.Tenant))},
+		{Subject: identityv1.SubjectTenantUpdate, Decode: natsx.JSON[identity.TenantPatch], Endpoint: caller(svc.UpdateTenant)},
 
-		identityv1.SubjectOAuthAppsList:    authenticated(h.listApps),
-		identityv1.SubjectOAuthAppsDelete:  authenticated(h.deleteApp),
-		identityv1.SubjectOAuthClientsList: authenticated(h.listClients),
-		identityv1.SubjectOAuthClientsPut:  authenticated(h.putClient),
+		{Subject: identityv1.SubjectOAuthAppsList, Decode: natsx.Nothing, Endpoint: caller(listed(svc.ListApps, func(as []identity.App) appList { return appList{as} }))},
+		{Subject: identityv1.SubjectOAuthAppsDelete, Decode: param("clientId"), Endpoint: caller(done(svc.RevokeApp))},
+		{Subject: identityv1.SubjectOAuthClientsList, Decode: natsx.Nothing, Endpoint: caller(listed(svc.ListClients, func(cs []identity.OAuthClient) clientList { return clientList{cs} }))},
+		{Subject: identityv1.SubjectOAuthClientsPut, Decode: paramAnd[identity.ClientInput]("clientId"), Endpoint: caller(putClient(svc))},
 
-		identityv1.SubjectAdminTenantsList:   authenticated(h.listTenants),
-		identityv1.SubjectAdminTenantsCreate: authenticated(h.createTenant),
-		identityv1.SubjectAdminTenantsDelete: authenticated(h.deleteTenant),
+		{Subject: identityv1.SubjectAdminTenantsList, Decode: pageQuery, Endpoint: caller(svc.ListTenants)},
+		{Subject: identityv1.SubjectAdminTenantsCreate, Decode: natsx.JSON[identity.TenantPatch], Endpoint: caller(created(svc.CreateTenant))},
+		{Subject: identityv1.SubjectAdminTenantsDelete, Decode: param("id"), Endpoint: caller(done(svc.DeactivateTenant))},
 
-		identityv1.SubjectAuditList: authenticated(h.listAudit),
+		{Subject: identityv1.SubjectAuditList, Decode: auditQuery, Endpoint: caller(svc.ListAudit)},
 	}
 }
 
-type handlers struct {
-	svc *identity.Service
+// The service's methods act for a caller: f(ctx, claims, request).
+type callerFunc[Req, Resp any] func(context.Context, *auth.Claims, Req) (Resp, error)
+
+// caller is the endpoint of a method acting for the caller the gateway
+// authenticated (the daemon's RequireTenant refused requests without one).
+func caller[Req, Resp any](f callerFunc[Req, Resp]) endpoint.Endpoint {
+	return natsx.Typed(func(ctx context.Context, in Req) (Resp, error) { return f(ctx, natsx.Claims(ctx), in) })
 }
 
-type (
-	publicFunc func(context.Context, *natsx.Request) (any, error)
-	claimsFunc func(context.Context, *natsx.Request, *auth.Claims) (any, error)
-)
-
-// public adapts a handler that needs no principal.
-func public(f publicFunc) endpoint.Endpoint {
-	return func(ctx context.Context, req any) (any, error) {
-		r, ok := req.(*natsx.Request)
-		if !ok {
-			return nil, fmt.Errorf("natsrpc: unexpected request type %T", req)
-		}
-		return f(ctx, r)
-	}
-}
-
-// authenticated adapts a handler that acts for the caller in the claims the
-// gateway attached.
-func authenticated(f claimsFunc) endpoint.Endpoint {
-	return public(func(ctx context.Context, r *natsx.Request) (any, error) {
-		c := auth.FromContext(ctx)
-		if c == nil || c.TenantID == "" {
-			return nil, errs.E(errs.Unauthenticated, "authentication required")
-		}
-		return f(ctx, r, c)
-	})
-}
-
-// decode strictly decodes the request body into a T.
-func decode[T any](r *natsx.Request) (T, error) {
-	var v T
-	err := natsx.Decode(r.Body, &v)
-	return v, err
+// nothing adapts a method without input to the struct{} of natsx.Nothing.
+func nothing[Resp any](f func(context.Context, *auth.Claims) (Resp, error)) callerFunc[struct{}, Resp] {
+	return func(ctx context.Context, c *auth.Claims, _ struct{}) (Resp, error) { return f(ctx, c) }
 }
 
 // okBody is the {"ok": true} of actions without a result.
@@ -111,12 +80,90 @@ type okBody struct {
 	OK bool `json:"ok"`
 }
 
-var ok = okBody{OK: true}
-
-// done answers {"ok": true} unless err.
-func done(err error) (any, error) {
-	if err != nil {
-		return nil, err
+// done answers {"ok": true} for a caller's method without a result.
+func done[Req any](f func(context.Context, *auth.Claims, Req) error) callerFunc[Req, okBody] {
+	return func(ctx context.Context, c *auth.Claims, in Req) (okBody, error) {
+		return okBody{OK: true}, f(ctx, c, in)
 	}
-	return ok, nil
+}
+
+// answered answers {"ok": true} for a public method without a result.
+func answered[Req any](f func(context.Context, Req) error) func(context.Context, Req) (okBody, error) {
+	return func(ctx context.Context, in Req) (okBody, error) { return okBody{OK: true}, f(ctx, in) }
+}
+
+// created answers 201 with what f created.
+func created[Req, Resp any](f callerFunc[Req, Resp]) callerFunc[Req, *natsx.Response] {
+	return func(ctx context.Context, c *auth.Claims, in Req) (*natsx.Response, error) {
+		v, err := f(ctx, c, in)
+		if err != nil {
+			return nil, err
+		}
+		return natsx.Created(v), nil
+	}
+}
+
+// listed wraps the list f returns in its named field ({"api_keys": [...]}).
+func listed[T, L any](f func(context.Context, *auth.Claims) ([]T, error), wrap func([]T) L) callerFunc[struct{}, L] {
+	return func(ctx context.Context, c *auth.Claims, _ struct{}) (L, error) {
+		vs, err := f(ctx, c)
+		return wrap(vs), err
+	}
+}
+
+type (
+	keyList struct {
+		APIKeys []identity.APIKey `json:"api_keys"`
+	}
+	userList struct {
+		Users []identity.User `json:"users"`
+	}
+	appList struct {
+		Apps []identity.App `json:"apps"`
+	}
+	clientList struct {
+		Clients []identity.OAuthClient `json:"clients"`
+	}
+)
+
+// putClient answers 201 with the secret when it created the client, 200
+// without one when it updated it.
+func putClient(svc *identity.Service) callerFunc[withParam[identity.ClientInput], any] {
+	return func(ctx context.Context, c *auth.Claims, in withParam[identity.ClientInput]) (any, error) {
+		res, isNew, err := svc.PutClient(ctx, c, in.Param, in.Body)
+		if err != nil || !isNew {
+			return res, err
+		}
+		return natsx.Created(res), nil
+	}
+}
+
+// withParam is a request with a path parameter and a JSON body.
+type withParam[T any] struct {
+	Param string
+	Body  T
+}
+
+// param decodes the path parameter name.
+func param(name string) natsx.DecodeFunc {
+	return func(_ context.Context, r *natsx.Request) (any, error) { return r.Param(name), nil }
+}
+
+// paramAnd decodes the path parameter name and the body as a T.
+func paramAnd[T any](name string) natsx.DecodeFunc {
+	return func(_ context.Context, r *natsx.Request) (any, error) {
+		in := withParam[T]{Param: r.Param(name)}
+		return in, natsx.Decode(r.Body, &in.Body)
+	}
+}
+
+func pageQuery(_ context.Context, r *natsx.Request) (any, error) { return page(r.Query), nil }
+
+func auditQuery(_ context.Context, r *natsx.Request) (any, error) {
+	q := r.Query
+	return identity.AuditQuery{From: q.Get("from"), To: q.Get("to"), Status: q.Get("status"), Actor: q.Get("actor"), PageQuery: page(q)}, nil
+}
+
+func page(q url.Values) identity.PageQuery {
+	return identity.PageQuery{Limit: q.Get("limit"), Offset: q.Get("offset")}
 }

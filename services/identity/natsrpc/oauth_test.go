@@ -10,6 +10,7 @@ import (
 
 	"github.com/ledgerplatform/ledger/contracts/identityv1"
 	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/testkit"
 )
 
 type clientView struct {
@@ -30,13 +31,13 @@ func TestOAuthClients(t *testing.T) {
 	body := map[string]any{"name": "Dashboard", "redirect_uris": []string{"https://dash.example/cb", "http://localhost:3000/cb"}, "scopes": []string{"journal:read"}}
 
 	var created clientView
-	h.ok(t, identityv1.SubjectOAuthClientsPut, rq{as: admin, params: id, body: body}, http.StatusCreated, &created)
+	h.OK(identityv1.SubjectOAuthClientsPut, testkit.Rq{As: admin, Params: id, Body: body}, http.StatusCreated, &created)
 	if !strings.HasPrefix(created.ClientSecret, "lgrcs_") || created.ClientID != "dashboard_1" {
 		t.Errorf("created client = %+v", created)
 	}
 	body["name"] = "Dashboard 2"
 	var updated clientView
-	h.ok(t, identityv1.SubjectOAuthClientsPut, rq{as: admin, params: id, body: body}, http.StatusOK, &updated)
+	h.OK(identityv1.SubjectOAuthClientsPut, testkit.Rq{As: admin, Params: id, Body: body}, http.StatusOK, &updated)
 	if updated.ClientSecret != "" || updated.Name != "Dashboard 2" || updated.CreatedAt != created.CreatedAt {
 		t.Errorf("updated client = %+v", updated)
 	}
@@ -44,14 +45,14 @@ func TestOAuthClients(t *testing.T) {
 	var list struct {
 		Clients []clientView `json:"clients"`
 	}
-	h.ok(t, identityv1.SubjectOAuthClientsList, rq{as: admin}, http.StatusOK, &list)
+	h.OK(identityv1.SubjectOAuthClientsList, testkit.Rq{As: admin}, http.StatusOK, &list)
 	updated.ClientSecret = ""
 	if diff := cmp.Diff([]clientView{updated}, list.Clients); diff != "" {
 		t.Errorf("clients (-want +got):\n%s", diff)
 	}
 
 	var secret string
-	if err := h.Owner.QueryRow(t.Context(), "SELECT secret_hash FROM identity.oauth_clients").Scan(&secret); err != nil || len(secret) != 64 {
+	if err := h.Pool.QueryRow(t.Context(), "SELECT secret_hash FROM identity.oauth_clients").Scan(&secret); err != nil || len(secret) != 64 {
 		t.Errorf("stored secret = %q, %v; want a SHA-256 hex digest", secret, err)
 	}
 
@@ -72,7 +73,7 @@ func TestOAuthClients(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h.fails(t, identityv1.SubjectOAuthClientsPut, rq{as: admin, params: map[string]string{"clientId": tt.id}, body: tt.body}, tt.status, tt.code)
+			h.Fails(identityv1.SubjectOAuthClientsPut, testkit.Rq{As: admin, Params: map[string]string{"clientId": tt.id}, Body: tt.body}, tt.status, tt.code)
 		})
 	}
 }
@@ -111,7 +112,7 @@ func TestOAuthApps(t *testing.T) {
 	var list struct {
 		Apps []app `json:"apps"`
 	}
-	h.ok(t, identityv1.SubjectOAuthAppsList, rq{as: admin}, http.StatusOK, &list)
+	h.OK(identityv1.SubjectOAuthAppsList, testkit.Rq{As: admin}, http.StatusOK, &list)
 	want := []app{
 		{ClientID: "lexoffice", Name: "Lexoffice", Scopes: []string{"bank:read", "journal:read"}, AuthorizedAt: at},
 		{ClientID: "agent", Name: "Agent", Scopes: []string{"kreditoren:read"}, AuthorizedAt: at.Add(2 * time.Hour)},
@@ -120,10 +121,10 @@ func TestOAuthApps(t *testing.T) {
 		t.Errorf("apps (-want +got):\n%s", diff)
 	}
 	var ok okBody
-	h.ok(t, identityv1.SubjectOAuthAppsDelete, rq{as: admin, params: map[string]string{"clientId": "lexoffice"}}, http.StatusOK, &ok)
-	h.fails(t, identityv1.SubjectOAuthAppsDelete, rq{as: admin, params: map[string]string{"clientId": "lexoffice"}}, http.StatusNotFound, errs.NotFound)
-	h.fails(t, identityv1.SubjectOAuthAppsDelete, rq{as: admin, params: map[string]string{"clientId": "?"}}, http.StatusNotFound, errs.NotFound)
-	h.ok(t, identityv1.SubjectOAuthAppsList, rq{as: admin}, http.StatusOK, &list)
+	h.OK(identityv1.SubjectOAuthAppsDelete, testkit.Rq{As: admin, Params: map[string]string{"clientId": "lexoffice"}}, http.StatusOK, &ok)
+	h.Fails(identityv1.SubjectOAuthAppsDelete, testkit.Rq{As: admin, Params: map[string]string{"clientId": "lexoffice"}}, http.StatusNotFound, errs.NotFound)
+	h.Fails(identityv1.SubjectOAuthAppsDelete, testkit.Rq{As: admin, Params: map[string]string{"clientId": "?"}}, http.StatusNotFound, errs.NotFound)
+	h.OK(identityv1.SubjectOAuthAppsList, testkit.Rq{As: admin}, http.StatusOK, &list)
 	if diff := cmp.Diff(want[1:], list.Apps); diff != "" {
 		t.Errorf("apps after revoking (-want +got):\n%s", diff)
 	}

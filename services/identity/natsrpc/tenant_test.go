@@ -9,6 +9,7 @@ import (
 
 	"github.com/ledgerplatform/ledger/contracts/identityv1"
 	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/testkit"
 )
 
 func TestTenantSubjects(t *testing.T) {
@@ -17,7 +18,7 @@ func TestTenantSubjects(t *testing.T) {
 	admin, _ := h.Tenant(t, "Acme GmbH")
 
 	var got identityv1.Tenant
-	h.ok(t, identityv1.SubjectTenantGet, rq{as: admin}, http.StatusOK, &got)
+	h.OK(identityv1.SubjectTenantGet, testkit.Rq{As: admin}, http.StatusOK, &got)
 	want := identityv1.Tenant{ID: admin.TenantID, CompanyName: "Acme GmbH", FiscalYearStartMonth: 1, IsActive: true}
 	if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(identityv1.Tenant{}, "CreatedAt")); diff != "" {
 		t.Errorf("tenant (-want +got):\n%s", diff)
@@ -33,7 +34,7 @@ func TestTenantSubjects(t *testing.T) {
 		"datev_consultant_number": "1234567",
 		"datev_client_number":     "10001",
 	}
-	h.ok(t, identityv1.SubjectTenantUpdate, rq{as: admin, body: patch}, http.StatusOK, &got)
+	h.OK(identityv1.SubjectTenantUpdate, testkit.Rq{As: admin, Body: patch}, http.StatusOK, &got)
 	want = identityv1.Tenant{
 		ID: admin.TenantID, CompanyName: "Acme Software GmbH", LegalForm: "GmbH", TaxID: "143/123/45678", VATID: "DE123456789",
 		Address:              identityv1.Address{Street: "Hauptstr. 1", Zip: "10115", City: "Berlin", Country: "DE"},
@@ -43,7 +44,7 @@ func TestTenantSubjects(t *testing.T) {
 		t.Errorf("patched tenant (-want +got):\n%s", diff)
 	}
 	// A partial patch leaves the rest alone.
-	h.ok(t, identityv1.SubjectTenantUpdate, rq{as: admin, body: map[string]any{"datev_client_number": ""}}, http.StatusOK, &got)
+	h.OK(identityv1.SubjectTenantUpdate, testkit.Rq{As: admin, Body: map[string]any{"datev_client_number": ""}}, http.StatusOK, &got)
 	want.DATEVClientNumber = ""
 	if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(identityv1.Tenant{}, "CreatedAt")); diff != "" {
 		t.Errorf("tenant after a partial patch (-want +got):\n%s", diff)
@@ -65,12 +66,12 @@ func TestTenantSubjects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h.fails(t, identityv1.SubjectTenantUpdate, rq{as: admin, body: tt.body}, http.StatusBadRequest, tt.code)
+			h.Fails(identityv1.SubjectTenantUpdate, testkit.Rq{As: admin, Body: tt.body}, http.StatusBadRequest, tt.code)
 		})
 	}
 
 	var updates int
-	for _, ev := range h.Outbox(t) {
+	for _, ev := range h.Events(t) {
 		if ev.Subject == identityv1.EventTenantUpdated && ev.Payload["tenant_id"] == admin.TenantID {
 			updates++
 		}

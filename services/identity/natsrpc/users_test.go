@@ -8,6 +8,7 @@ import (
 
 	"github.com/ledgerplatform/ledger/contracts/identityv1"
 	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/testkit"
 )
 
 type userView struct {
@@ -28,21 +29,21 @@ func TestUsersSubjects(t *testing.T) {
 	var inv struct {
 		UserID string `json:"user_id"`
 	}
-	h.ok(t, identityv1.SubjectUsersInvite, rq{as: admin, body: map[string]any{"email": "otto@acme.example", "role": "viewer"}}, http.StatusCreated, &inv)
-	h.fails(t, identityv1.SubjectUsersInvite, rq{as: admin, body: map[string]any{"email": "OTTO@acme.example", "role": "viewer"}}, http.StatusConflict, errs.DuplicateEmail)
-	got := h.fails(t, identityv1.SubjectUsersInvite, rq{as: admin, body: map[string]any{"email": "otto", "role": "boss"}}, http.StatusBadRequest, errs.InvalidInput)
+	h.OK(identityv1.SubjectUsersInvite, testkit.Rq{As: admin, Body: map[string]any{"email": "otto@acme.example", "role": "viewer"}}, http.StatusCreated, &inv)
+	h.Fails(identityv1.SubjectUsersInvite, testkit.Rq{As: admin, Body: map[string]any{"email": "OTTO@acme.example", "role": "viewer"}}, http.StatusConflict, errs.DuplicateEmail)
+	got := h.Fails(identityv1.SubjectUsersInvite, testkit.Rq{As: admin, Body: map[string]any{"email": "otto", "role": "boss"}}, http.StatusBadRequest, errs.InvalidInput)
 	want := []errs.Detail{
 		{Field: "email", Issue: "must be a valid email address of at most 254 characters"},
 		{Field: "role", Issue: "must be one of admin, accountant, viewer"},
 	}
-	if diff := cmp.Diff(want, got.err.Details); diff != "" {
+	if diff := cmp.Diff(want, got.Err.Details); diff != "" {
 		t.Errorf("details (-want +got):\n%s", diff)
 	}
 
 	var list struct {
 		Users []userView `json:"users"`
 	}
-	h.ok(t, identityv1.SubjectUsersList, rq{as: admin}, http.StatusOK, &list)
+	h.OK(identityv1.SubjectUsersList, testkit.Rq{As: admin}, http.StatusOK, &list)
 	if len(list.Users) != 2 || list.Users[0].Email != "anna@acme.example" || !list.Users[0].IsActive || list.Users[0].LastLogin == nil ||
 		list.Users[1].Email != "otto@acme.example" || list.Users[1].IsActive || list.Users[1].InvitedAt == nil {
 		t.Errorf("users = %+v", list.Users)
@@ -51,21 +52,21 @@ func TestUsersSubjects(t *testing.T) {
 	id := map[string]string{"id": inv.UserID}
 	annaID := map[string]string{"id": anna.User.ID}
 	var u userView
-	h.ok(t, identityv1.SubjectUsersUpdate, rq{as: admin, params: id, body: map[string]any{"role": "accountant"}}, http.StatusOK, &u)
+	h.OK(identityv1.SubjectUsersUpdate, testkit.Rq{As: admin, Params: id, Body: map[string]any{"role": "accountant"}}, http.StatusOK, &u)
 	if u.Role != "accountant" || u.ID != inv.UserID {
 		t.Errorf("updated user = %+v", u)
 	}
-	h.fails(t, identityv1.SubjectUsersUpdate, rq{as: admin, params: id, body: `{}`}, http.StatusBadRequest, errs.NoChanges)
-	h.fails(t, identityv1.SubjectUsersUpdate, rq{as: admin, params: id, body: `{"email": "x@y.de"}`}, http.StatusBadRequest, errs.InvalidInput)
-	h.fails(t, identityv1.SubjectUsersUpdate, rq{as: admin, params: annaID, body: map[string]any{"role": "viewer"}}, http.StatusConflict, errs.LastAdmin)
-	h.fails(t, identityv1.SubjectUsersUpdate, rq{as: admin, params: annaID, body: map[string]any{"is_active": false}}, http.StatusConflict, errs.LastAdmin)
-	h.fails(t, identityv1.SubjectUsersDelete, rq{as: admin, params: annaID}, http.StatusConflict, errs.LastAdmin)
-	h.fails(t, identityv1.SubjectUsersUpdate, rq{as: admin, params: map[string]string{"id": "nope"}, body: map[string]any{"role": "viewer"}}, http.StatusNotFound, errs.NotFound)
+	h.Fails(identityv1.SubjectUsersUpdate, testkit.Rq{As: admin, Params: id, Body: `{}`}, http.StatusBadRequest, errs.NoChanges)
+	h.Fails(identityv1.SubjectUsersUpdate, testkit.Rq{As: admin, Params: id, Body: `{"email": "x@y.de"}`}, http.StatusBadRequest, errs.InvalidInput)
+	h.Fails(identityv1.SubjectUsersUpdate, testkit.Rq{As: admin, Params: annaID, Body: map[string]any{"role": "viewer"}}, http.StatusConflict, errs.LastAdmin)
+	h.Fails(identityv1.SubjectUsersUpdate, testkit.Rq{As: admin, Params: annaID, Body: map[string]any{"is_active": false}}, http.StatusConflict, errs.LastAdmin)
+	h.Fails(identityv1.SubjectUsersDelete, testkit.Rq{As: admin, Params: annaID}, http.StatusConflict, errs.LastAdmin)
+	h.Fails(identityv1.SubjectUsersUpdate, testkit.Rq{As: admin, Params: map[string]string{"id": "nope"}, Body: map[string]any{"role": "viewer"}}, http.StatusNotFound, errs.NotFound)
 
 	var ok okBody
-	h.ok(t, identityv1.SubjectUsersDelete, rq{as: admin, params: id}, http.StatusOK, &ok)
-	h.fails(t, identityv1.SubjectUsersDelete, rq{as: admin, params: id}, http.StatusNotFound, errs.NotFound)
-	h.ok(t, identityv1.SubjectUsersList, rq{as: admin}, http.StatusOK, &list)
+	h.OK(identityv1.SubjectUsersDelete, testkit.Rq{As: admin, Params: id}, http.StatusOK, &ok)
+	h.Fails(identityv1.SubjectUsersDelete, testkit.Rq{As: admin, Params: id}, http.StatusNotFound, errs.NotFound)
+	h.OK(identityv1.SubjectUsersList, testkit.Rq{As: admin}, http.StatusOK, &list)
 	if len(list.Users) != 1 {
 		t.Errorf("users after deleting otto = %+v", list.Users)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/ledgerplatform/ledger/contracts/gatewayv1"
+	"github.com/ledgerplatform/ledger/pkg/db"
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/services/identity"
 )
@@ -14,32 +15,24 @@ import (
 // AuditEntries implements identity.Store. Unset filters are NULL
 // parameters, so the statement stays static.
 func (s *Store) AuditEntries(ctx context.Context, tenantID string, f identity.AuditFilter) ([]identity.AuditEntry, error) {
-	var out []identity.AuditEntry
-	err := s.read(ctx, tenantID, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, `SELECT id, request_id, COALESCE(tenant_id::text, ''), COALESCE(key_id::text, ''), COALESCE(user_id::text, ''),
-				actor, surface, method, route, scope, target_id, status, error_code, client_ip, duration_ms, at, recorded_at
-			FROM identity.audit_log
-			WHERE tenant_id = $1
-				AND ($2::timestamptz IS NULL OR at >= $2)
-				AND ($3::timestamptz IS NULL OR at < $3)
-				AND ($4::int IS NULL OR status = $4)
-				AND ($5 = '' OR actor = $5)
-			ORDER BY at DESC, id DESC
-			LIMIT $6 OFFSET $7`,
-			tenantID, f.From, f.To, f.Status, f.Actor, f.Limit, f.Offset)
-		if err != nil {
-			return err
-		}
-		out, err = collect(rows, func(r pgx.Row) (identity.AuditEntry, error) {
-			var e identity.AuditEntry
-			c := &e.Call
-			err := r.Scan(&e.ID, &c.RequestID, &c.TenantID, &c.KeyID, &c.UserID, &c.Actor, &c.Surface, &c.Method, &c.Route, &c.Scope,
-				&c.TargetID, &c.Status, &c.ErrorCode, &c.ClientIP, &c.DurationMS, &c.At, &e.RecordedAt)
-			c.At, e.RecordedAt = c.At.UTC(), e.RecordedAt.UTC()
-			return e, err
-		})
-		return err
-	})
+	out, err := list(ctx, s, tenantID, func(r pgx.Row) (identity.AuditEntry, error) {
+		var e identity.AuditEntry
+		c := &e.Call
+		err := r.Scan(&e.ID, &c.RequestID, &c.TenantID, &c.KeyID, &c.UserID, &c.Actor, &c.Surface, &c.Method, &c.Route, &c.Scope,
+			&c.TargetID, &c.Status, &c.ErrorCode, &c.ClientIP, &c.DurationMS, &c.At, &e.RecordedAt)
+		c.At, e.RecordedAt = c.At.UTC(), e.RecordedAt.UTC()
+		return e, err
+	}, `SELECT id, request_id, COALESCE(tenant_id::text, ''), COALESCE(key_id::text, ''), COALESCE(user_id::text, ''),
+			actor, surface, method, route, scope, target_id, status, error_code, client_ip, duration_ms, at, recorded_at
+		FROM identity.audit_log
+		WHERE tenant_id = $1
+			AND ($2::timestamptz IS NULL OR at >= $2)
+			AND ($3::timestamptz IS NULL OR at < $3)
+			AND ($4::int IS NULL OR status = $4)
+			AND ($5 = '' OR actor = $5)
+		ORDER BY at DESC, id DESC
+		LIMIT $6 OFFSET $7`,
+		tenantID, f.From, f.To, f.Status, f.Actor, f.Limit, f.Offset)
 	return out, errs.Wrap("postgres.AuditEntries", err)
 }
 
@@ -66,7 +59,7 @@ func (s *Store) RecordCalls(ctx context.Context, calls []gatewayv1.Call) (int, e
 		status[i], duration[i], at[i] = int32(c.Status), c.DurationMS, c.At
 	}
 	var inserted int
-	err := s.write(ctx, allTenants, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, db.AllTenants, db.ReadCommitted, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `INSERT INTO identity.audit_log (request_id, tenant_id, key_id, user_id, actor, surface, method, route,
 				scope, target_id, status, error_code, client_ip, duration_ms, at)
 			SELECT r, NULLIF(t, '')::uuid, NULLIF(k, '')::uuid, NULLIF(u, '')::uuid, a, sf, m, ro, sc, tg, st, ec, ip, d, at

@@ -6,6 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/ledgerplatform/ledger/pkg/db"
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/services/identity"
 )
@@ -14,7 +15,7 @@ import (
 // that start together take turns; the later ones find the work done.
 func (s *Store) Bootstrap(ctx context.Context, p identity.BootstrapPlan) (identity.BootstrapResult, error) {
 	var res identity.BootstrapResult
-	err := s.write(ctx, allTenants, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, db.AllTenants, db.ReadCommitted, func(tx pgx.Tx) error {
 		res = identity.BootstrapResult{}
 		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtext('identity.bootstrap'))"); err != nil {
 			return err

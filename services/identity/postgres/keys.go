@@ -13,32 +13,19 @@ import (
 
 // Keys implements identity.Store.
 func (s *Store) Keys(ctx context.Context, tenantID string) ([]identity.APIKey, error) {
-	var out []identity.APIKey
-	err := s.read(ctx, tenantID, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, "SELECT "+keyCols+" FROM identity.api_keys k WHERE k.tenant_id = $1 AND k.revoked_at IS NULL ORDER BY k.created_at, k.id", tenantID)
-		if err != nil {
-			return err
-		}
-		out, err = collect(rows, scanKey)
-		return err
-	})
+	out, err := list(ctx, s, tenantID, scanKey, "SELECT "+keyCols+" FROM identity.api_keys k WHERE k.tenant_id = $1 AND k.revoked_at IS NULL ORDER BY k.created_at, k.id", tenantID)
 	return out, errs.Wrap("postgres.Keys", err)
 }
 
 // Key implements identity.Store.
 func (s *Store) Key(ctx context.Context, tenantID, keyID string) (identity.APIKey, error) {
-	var k identity.APIKey
-	err := s.read(ctx, tenantID, func(tx pgx.Tx) error {
-		var err error
-		k, err = scanKey(tx.QueryRow(ctx, "SELECT "+keyCols+" FROM identity.api_keys k WHERE k.id = $1 AND k.tenant_id = $2", keyID, tenantID))
-		return db.NotFound(err, "API key not found")
-	})
+	k, err := one(ctx, s, tenantID, scanKey, "API key not found", "SELECT "+keyCols+" FROM identity.api_keys k WHERE k.id = $1 AND k.tenant_id = $2", keyID, tenantID)
 	return k, errs.Wrap("postgres.Key", err)
 }
 
 // CreateKey implements identity.Store.
 func (s *Store) CreateKey(ctx context.Context, k identity.APIKey) error {
-	err := s.write(ctx, k.TenantID, func(tx pgx.Tx) error { return insertKey(ctx, tx, k) })
+	err := db.InTenant(ctx, s.pool, k.TenantID, db.ReadCommitted, func(tx pgx.Tx) error { return insertKey(ctx, tx, k) })
 	return errs.Wrap("postgres.CreateKey", err)
 }
 
@@ -51,7 +38,7 @@ func insertKey(ctx context.Context, tx pgx.Tx, k identity.APIKey) error {
 
 // RevokeKey implements identity.Store.
 func (s *Store) RevokeKey(ctx context.Context, tenantID, keyID string) error {
-	err := s.write(ctx, tenantID, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, tenantID, db.ReadCommitted, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, "UPDATE identity.api_keys SET revoked_at = now() WHERE id = $1 AND tenant_id = $2 AND revoked_at IS NULL", keyID, tenantID)
 		if err != nil {
 			return err

@@ -10,8 +10,10 @@ import (
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
-// Migrations are the identity schema's migrations, applied by an owner role.
-var Migrations = migrate.Set{Schema: Schema, FS: mustSub(migrationFiles, "migrations")}
+// Migrations are the identity schema's migrations, applied by an owner role;
+// the service runs as Role and publishes its events through the shared
+// outbox.
+var Migrations = migrate.Set{Schema: Schema, Role: "identity_svc", FS: mustSub(migrationFiles, "migrations"), Outbox: true}
 
 func mustSub(f fs.FS, dir string) fs.FS {
 	sub, err := fs.Sub(f, dir)

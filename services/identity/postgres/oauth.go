@@ -5,33 +5,25 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/ledgerplatform/ledger/pkg/db"
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/services/identity"
 )
 
 // Grants implements identity.Store.
 func (s *Store) Grants(ctx context.Context, tenantID string) ([]identity.Grant, error) {
-	var out []identity.Grant
-	err := s.read(ctx, tenantID, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, "SELECT client_id, client_name, scopes, created_at FROM identity.oauth_grants"+
-			" WHERE tenant_id = $1 AND revoked_at IS NULL ORDER BY created_at, id", tenantID)
-		if err != nil {
-			return err
-		}
-		out, err = collect(rows, func(r pgx.Row) (identity.Grant, error) {
-			var g identity.Grant
-			err := r.Scan(&g.ClientID, &g.ClientName, &g.Scopes, &g.CreatedAt)
-			g.CreatedAt = g.CreatedAt.UTC()
-			return g, err
-		})
-		return err
-	})
+	out, err := list(ctx, s, tenantID, func(r pgx.Row) (identity.Grant, error) {
+		var g identity.Grant
+		err := r.Scan(&g.ClientID, &g.ClientName, &g.Scopes, &g.CreatedAt)
+		g.CreatedAt = g.CreatedAt.UTC()
+		return g, err
+	}, "SELECT client_id, client_name, scopes, created_at FROM identity.oauth_grants WHERE tenant_id = $1 AND revoked_at IS NULL ORDER BY created_at, id", tenantID)
 	return out, errs.Wrap("postgres.Grants", err)
 }
 
 // RevokeGrants implements identity.Store.
 func (s *Store) RevokeGrants(ctx context.Context, tenantID, clientID string) error {
-	err := s.write(ctx, tenantID, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, tenantID, db.ReadCommitted, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, "UPDATE identity.oauth_grants SET revoked_at = now() WHERE tenant_id = $1 AND client_id = $2 AND revoked_at IS NULL", tenantID, clientID)
 		if err != nil {
 			return err
@@ -55,15 +47,8 @@ func scanClient(r pgx.Row, extra ...any) (identity.OAuthClient, error) {
 
 // Clients implements identity.Store.
 func (s *Store) Clients(ctx context.Context, tenantID string) ([]identity.OAuthClient, error) {
-	var out []identity.OAuthClient
-	err := s.read(ctx, tenantID, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, "SELECT "+clientCols+" FROM identity.oauth_clients WHERE tenant_id = $1 ORDER BY client_id", tenantID)
-		if err != nil {
-			return err
-		}
-		out, err = collect(rows, func(r pgx.Row) (identity.OAuthClient, error) { return scanClient(r) })
-		return err
-	})
+	out, err := list(ctx, s, tenantID, func(r pgx.Row) (identity.OAuthClient, error) { return scanClient(r) },
+		"SELECT "+clientCols+" FROM identity.oauth_clients WHERE tenant_id = $1 ORDER BY client_id", tenantID)
 	return out, errs.Wrap("postgres.Clients", err)
 }
 
@@ -73,7 +58,7 @@ func (s *Store) Clients(ctx context.Context, tenantID string) ([]identity.OAuthC
 func (s *Store) PutClient(ctx context.Context, c identity.OAuthClient) (identity.OAuthClient, bool, error) {
 	var saved identity.OAuthClient
 	var created bool
-	err := s.write(ctx, c.TenantID, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, c.TenantID, db.ReadCommitted, func(tx pgx.Tx) error {
 		var err error
 		saved, err = scanClient(tx.QueryRow(ctx, `INSERT INTO identity.oauth_clients AS c
 			(tenant_id, client_id, name, redirect_uris, scopes, secret_hash) VALUES ($1, $2, $3, $4, $5, $6)

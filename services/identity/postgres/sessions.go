@@ -16,7 +16,7 @@ import (
 // Setting implements identity.Store.
 func (s *Store) Setting(ctx context.Context, key, candidate string) (string, error) {
 	var v string
-	err := s.write(ctx, allTenants, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, db.AllTenants, db.ReadCommitted, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, "INSERT INTO identity.settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING", key, candidate); err != nil {
 			return err
 		}
@@ -32,7 +32,7 @@ func (s *Store) Setting(ctx context.Context, key, candidate string) (string, err
 // looks across tenants.
 func (s *Store) Account(ctx context.Context, email string) (identity.Account, error) {
 	var a identity.Account
-	err := s.read(ctx, allTenants, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, db.AllTenants, db.ReadOnly, func(tx pgx.Tx) error {
 		dest := append(userDest(&a.User), &a.PasswordHash, &a.CompanyName, &a.TenantActive)
 		err := tx.QueryRow(ctx, "SELECT "+userCols+", COALESCE(u.password_hash, ''), t.company_name, t.is_active"+
 			" FROM identity.users u JOIN identity.tenants t ON t.id = u.tenant_id"+
@@ -45,7 +45,7 @@ func (s *Store) Account(ctx context.Context, email string) (identity.Account, er
 
 // StartSession implements identity.Store.
 func (s *Store) StartSession(ctx context.Context, sess identity.Session) error {
-	err := s.write(ctx, sess.TenantID, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, sess.TenantID, db.ReadCommitted, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, "INSERT INTO identity.sessions (id, tenant_id, user_id, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)",
 			sess.ID, sess.TenantID, sess.UserID, sess.CreatedAt, sess.ExpiresAt); err != nil {
 			return err
@@ -58,7 +58,7 @@ func (s *Store) StartSession(ctx context.Context, sess identity.Session) error {
 
 // RevokeSession implements identity.Store.
 func (s *Store) RevokeSession(ctx context.Context, tenantID, sessionID string) error {
-	err := s.write(ctx, tenantID, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, tenantID, db.ReadCommitted, func(tx pgx.Tx) error {
 		var userID string
 		err := tx.QueryRow(ctx, "UPDATE identity.sessions SET revoked_at = now() WHERE id = $1 AND tenant_id = $2 AND revoked_at IS NULL RETURNING user_id",
 			sessionID, tenantID).Scan(&userID)
@@ -76,7 +76,7 @@ func (s *Store) RevokeSession(ctx context.Context, tenantID, sessionID string) e
 // SessionPrincipal implements identity.Store with one primary-key lookup.
 func (s *Store) SessionPrincipal(ctx context.Context, sessionID string) (identity.SessionPrincipal, error) {
 	var p identity.SessionPrincipal
-	err := s.read(ctx, allTenants, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, db.AllTenants, db.ReadOnly, func(tx pgx.Tx) error {
 		ss := &p.Session
 		dest := append([]any{&ss.ID, &ss.TenantID, &ss.UserID, &ss.CreatedAt, &ss.ExpiresAt, &ss.RevokedAt},
 			append(userDest(&p.User), &p.TenantActive, &p.Operator)...)
@@ -94,7 +94,7 @@ func (s *Store) SessionPrincipal(ctx context.Context, sessionID string) (identit
 // KeyPrincipal implements identity.Store with one unique-index lookup.
 func (s *Store) KeyPrincipal(ctx context.Context, keyHash string) (identity.KeyPrincipal, error) {
 	var p identity.KeyPrincipal
-	err := s.read(ctx, allTenants, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, db.AllTenants, db.ReadOnly, func(tx pgx.Tx) error {
 		dest := append(keyDest(&p.Key), &p.TenantActive, &p.Operator)
 		err := tx.QueryRow(ctx, "SELECT "+keyCols+", t.is_active, t.is_operator"+
 			" FROM identity.api_keys k JOIN identity.tenants t ON t.id = k.tenant_id WHERE k.key_hash = $1", keyHash).Scan(dest...)
@@ -106,7 +106,7 @@ func (s *Store) KeyPrincipal(ctx context.Context, keyHash string) (identity.KeyP
 
 // CreatePasswordToken implements identity.Store.
 func (s *Store) CreatePasswordToken(ctx context.Context, t identity.PasswordToken, m identityv1.Mail) error {
-	err := s.write(ctx, t.TenantID, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, t.TenantID, db.ReadCommitted, func(tx pgx.Tx) error {
 		if err := insertPasswordToken(ctx, tx, t); err != nil {
 			return err
 		}
@@ -126,7 +126,7 @@ var errInvalidToken = errs.E(errs.InvalidToken, "the token is invalid, used or e
 // UsePasswordToken implements identity.Store. The token is the only key the
 // caller has, so the lookup spans tenants.
 func (s *Store) UsePasswordToken(ctx context.Context, tokenHash, passwordHash string, now time.Time) error {
-	err := s.write(ctx, allTenants, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, db.AllTenants, db.ReadCommitted, func(tx pgx.Tx) error {
 		var tenantID, userID, purpose string
 		err := tx.QueryRow(ctx, "UPDATE identity.password_tokens SET used_at = $2"+
 			" WHERE token_hash = $1 AND used_at IS NULL AND expires_at > $2 RETURNING tenant_id, user_id, purpose",

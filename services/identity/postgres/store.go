@@ -17,41 +17,16 @@ import (
 // Schema is the Postgres schema identity owns.
 const Schema = "identity"
 
-// Role is the database role the service runs as.
-const Role = "identity_svc"
-
-// allTenants is the row-level-security setting of system paths that span
-// tenants.
-const allTenants = "*"
-
-// Store implements identity.Store.
+// Store implements identity.Store. Every transaction goes through
+// db.InTenant: read-committed for writes, read-only for reads.
 type Store struct {
 	pool *pgxpool.Pool
 }
 
 var _ identity.Store = (*Store)(nil)
 
-// New returns a Store on pool, which should run as Role.
+// New returns a Store on pool, which runs as Migrations.Role.
 func New(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
-
-// write runs fn in a transaction that sees only tenantID's rows.
-func (s *Store) write(ctx context.Context, tenantID string, fn func(pgx.Tx) error) error {
-	return s.tx(ctx, pgx.TxOptions{}, tenantID, fn)
-}
-
-// read is write for transactions that change nothing.
-func (s *Store) read(ctx context.Context, tenantID string, fn func(pgx.Tx) error) error {
-	return s.tx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly}, tenantID, fn)
-}
-
-func (s *Store) tx(ctx context.Context, opts pgx.TxOptions, tenantID string, fn func(pgx.Tx) error) error {
-	return db.WithTx(ctx, s.pool, opts, func(tx pgx.Tx) error {
-		if err := db.SetTenant(ctx, tx, tenantID); err != nil {
-			return err
-		}
-		return fn(tx)
-	})
-}
 
 // emit records an event in tx's outbox.
 func emit(ctx context.Context, tx pgx.Tx, subject string, payload any) error {
@@ -66,7 +41,28 @@ var constraints = map[string]*errs.Error{
 	"tenants_one_operator":  errs.E(errs.Conflict, "an operator tenant exists already"),
 }
 
-// collect scans every row with scan.
-func collect[T any](rows pgx.Rows, scan func(pgx.Row) (T, error)) ([]T, error) {
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (T, error) { return scan(r) })
+// list reads every row of a query in a read-only transaction of tenantID.
+func list[T any](ctx context.Context, s *Store, tenantID string, scan func(pgx.Row) (T, error), sql string, args ...any) ([]T, error) {
+	var out []T
+	err := db.InTenant(ctx, s.pool, tenantID, db.ReadOnly, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, sql, args...)
+		if err != nil {
+			return err
+		}
+		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (T, error) { return scan(r) })
+		return err
+	})
+	return out, err
+}
+
+// one reads the row of a query in a read-only transaction of tenantID; no
+// row is a 404 saying notFound.
+func one[T any](ctx context.Context, s *Store, tenantID string, scan func(pgx.Row) (T, error), notFound, sql string, args ...any) (T, error) {
+	var v T
+	err := db.InTenant(ctx, s.pool, tenantID, db.ReadOnly, func(tx pgx.Tx) error {
+		var err error
+		v, err = scan(tx.QueryRow(ctx, sql, args...))
+		return db.NotFound(err, "%s", notFound)
+	})
+	return v, err
 }

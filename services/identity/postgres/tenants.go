@@ -14,19 +14,14 @@ import (
 
 // Tenant implements identity.Store.
 func (s *Store) Tenant(ctx context.Context, tenantID string) (identityv1.Tenant, error) {
-	var t identityv1.Tenant
-	err := s.read(ctx, tenantID, func(tx pgx.Tx) error {
-		var err error
-		t, err = scanTenant(tx.QueryRow(ctx, "SELECT "+tenantCols+" FROM identity.tenants t WHERE t.id = $1", tenantID))
-		return db.NotFound(err, "tenant not found")
-	})
+	t, err := one(ctx, s, tenantID, scanTenant, "tenant not found", "SELECT "+tenantCols+" FROM identity.tenants t WHERE t.id = $1", tenantID)
 	return t, errs.Wrap("postgres.Tenant", err)
 }
 
 // UpdateTenant implements identity.Store. A NULL parameter keeps the column.
 func (s *Store) UpdateTenant(ctx context.Context, tenantID string, p identity.TenantPatch) (identityv1.Tenant, error) {
 	var t identityv1.Tenant
-	err := s.write(ctx, tenantID, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, tenantID, db.ReadCommitted, func(tx pgx.Tx) error {
 		var err error
 		t, err = scanTenant(tx.QueryRow(ctx, `UPDATE identity.tenants t SET
 			company_name = COALESCE($2, company_name),
@@ -50,21 +45,13 @@ func (s *Store) UpdateTenant(ctx context.Context, tenantID string, p identity.Te
 
 // Tenants implements identity.Store.
 func (s *Store) Tenants(ctx context.Context, limit, offset int) ([]identityv1.Tenant, error) {
-	var out []identityv1.Tenant
-	err := s.read(ctx, allTenants, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, "SELECT "+tenantCols+" FROM identity.tenants t ORDER BY t.created_at, t.id LIMIT $1 OFFSET $2", limit, offset)
-		if err != nil {
-			return err
-		}
-		out, err = collect(rows, scanTenant)
-		return err
-	})
+	out, err := list(ctx, s, db.AllTenants, scanTenant, "SELECT "+tenantCols+" FROM identity.tenants t ORDER BY t.created_at, t.id LIMIT $1 OFFSET $2", limit, offset)
 	return out, errs.Wrap("postgres.Tenants", err)
 }
 
 // CreateTenant implements identity.Store.
 func (s *Store) CreateTenant(ctx context.Context, t identityv1.Tenant, k identity.APIKey) error {
-	err := s.write(ctx, t.ID, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, t.ID, db.ReadCommitted, func(tx pgx.Tx) error {
 		if err := insertTenant(ctx, tx, t); err != nil {
 			return err
 		}
@@ -88,7 +75,7 @@ func insertTenant(ctx context.Context, tx pgx.Tx, t identityv1.Tenant) error {
 // DeactivateTenant implements identity.Store. It spans tenants because the
 // operator acts on another tenant.
 func (s *Store) DeactivateTenant(ctx context.Context, tenantID string, at time.Time) error {
-	err := s.write(ctx, allTenants, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, db.AllTenants, db.ReadCommitted, func(tx pgx.Tx) error {
 		t, err := scanTenant(tx.QueryRow(ctx, "SELECT "+tenantCols+" FROM identity.tenants t WHERE t.id = $1 FOR UPDATE", tenantID))
 		if err != nil {
 			return db.NotFound(err, "tenant not found")

@@ -16,32 +16,19 @@ const adminRole = "admin"
 
 // Users implements identity.Store.
 func (s *Store) Users(ctx context.Context, tenantID string) ([]identity.User, error) {
-	var out []identity.User
-	err := s.read(ctx, tenantID, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, "SELECT "+userCols+" FROM identity.users u WHERE u.tenant_id = $1 AND u.deleted_at IS NULL ORDER BY u.created_at, u.id", tenantID)
-		if err != nil {
-			return err
-		}
-		out, err = collect(rows, scanUser)
-		return err
-	})
+	out, err := list(ctx, s, tenantID, scanUser, "SELECT "+userCols+" FROM identity.users u WHERE u.tenant_id = $1 AND u.deleted_at IS NULL ORDER BY u.created_at, u.id", tenantID)
 	return out, errs.Wrap("postgres.Users", err)
 }
 
 // User implements identity.Store.
 func (s *Store) User(ctx context.Context, tenantID, userID string) (identity.User, error) {
-	var u identity.User
-	err := s.read(ctx, tenantID, func(tx pgx.Tx) error {
-		var err error
-		u, err = scanUser(tx.QueryRow(ctx, "SELECT "+userCols+" FROM identity.users u WHERE u.id = $1 AND u.tenant_id = $2 AND u.deleted_at IS NULL", userID, tenantID))
-		return db.NotFound(err, "user not found")
-	})
+	u, err := one(ctx, s, tenantID, scanUser, "user not found", "SELECT "+userCols+" FROM identity.users u WHERE u.id = $1 AND u.tenant_id = $2 AND u.deleted_at IS NULL", userID, tenantID)
 	return u, errs.Wrap("postgres.User", err)
 }
 
 // InviteUser implements identity.Store.
 func (s *Store) InviteUser(ctx context.Context, inv identity.Invite) error {
-	err := s.write(ctx, inv.User.TenantID, func(tx pgx.Tx) error { return invite(ctx, tx, inv) })
+	err := db.InTenant(ctx, s.pool, inv.User.TenantID, db.ReadCommitted, func(tx pgx.Tx) error { return invite(ctx, tx, inv) })
 	return errs.Wrap("postgres.InviteUser", err)
 }
 
@@ -61,7 +48,7 @@ func invite(ctx context.Context, tx pgx.Tx, inv identity.Invite) error {
 // UpdateUser implements identity.Store.
 func (s *Store) UpdateUser(ctx context.Context, tenantID, userID string, p identity.UserPatch) (identity.User, error) {
 	var u identity.User
-	err := s.write(ctx, tenantID, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, tenantID, db.ReadCommitted, func(tx pgx.Tx) error {
 		before, err := lockUser(ctx, tx, tenantID, userID)
 		if err != nil {
 			return err
@@ -101,7 +88,7 @@ func (s *Store) UpdateUser(ctx context.Context, tenantID, userID string, p ident
 
 // DeleteUser implements identity.Store.
 func (s *Store) DeleteUser(ctx context.Context, tenantID, userID string) error {
-	err := s.write(ctx, tenantID, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, tenantID, db.ReadCommitted, func(tx pgx.Tx) error {
 		before, err := lockUser(ctx, tx, tenantID, userID)
 		if err != nil {
 			return err

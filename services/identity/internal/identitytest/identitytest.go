@@ -1,4 +1,4 @@
-// Package identitytest gives the identity tests a fresh migrated database
+// Package identitytest gives the domain and store tests a fresh migrated database
 // with the service running as identity_svc, and shortcuts to tenants,
 // users and sessions built through the service itself.
 package identitytest
@@ -40,7 +40,7 @@ func New(t testing.TB, opts ...identity.Option) *Env {
 		t.Fatal(err)
 	}
 	t.Cleanup(owner.Close)
-	pool, err := db.Open(ctx, url, postgres.Role, 10)
+	pool, err := db.Open(ctx, url, postgres.Migrations.Role, 10)
 	if err != nil {
 		t.Fatal(err)
 	}

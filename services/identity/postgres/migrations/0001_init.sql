@@ -2,17 +2,6 @@
 -- and the append-only audit log. migrate.Up runs this with search_path set
 -- to the identity schema.
 
--- The service connects as an owner and switches to identity_svc, so at run
--- time it holds only the privileges granted below. Roles are cluster-wide and
--- tests migrate many databases at once, so a concurrent creation is fine.
-DO $$
-BEGIN
-    CREATE ROLE identity_svc NOLOGIN;
-EXCEPTION
-    WHEN duplicate_object OR unique_violation THEN NULL;
-END
-$$;
-
 CREATE TABLE tenants (
     id                      uuid PRIMARY KEY,
     company_name            text NOT NULL CHECK (char_length(company_name) BETWEEN 1 AND 255),
@@ -161,68 +150,23 @@ CREATE TRIGGER audit_log_no_change BEFORE UPDATE OR DELETE ON audit_log
 CREATE TRIGGER audit_log_no_truncate BEFORE TRUNCATE ON audit_log
     FOR EACH STATEMENT EXECUTE FUNCTION audit_log_append_only();
 
--- Transactional outbox, exactly as pkg/outbox expects it.
-CREATE TABLE outbox (
-    seq          bigserial PRIMARY KEY,
-    id           uuid NOT NULL UNIQUE,
-    subject      text NOT NULL,
-    payload      bytea NOT NULL,
-    created_at   timestamptz NOT NULL DEFAULT now(),
-    published_at timestamptz
-);
-CREATE INDEX outbox_pending ON outbox (seq) WHERE published_at IS NULL;
-
 -- Row-level security is the second fence behind the tenant filter every
 -- query carries. Store code sets app.tenant_id per transaction; "*" is for
 -- system paths that span tenants (credential checks, login by email, the
 -- operator's tenant administration, the audit consumer). A row without a
 -- tenant (a refused anonymous call) is visible only to "*".
+-- A tenant's own row is its tenant: the one table whose policy names id.
 ALTER TABLE tenants ENABLE ROW LEVEL SECURITY;
 ALTER TABLE tenants FORCE ROW LEVEL SECURITY;
 CREATE POLICY tenant_isolation ON tenants
     USING (id::text = current_setting('app.tenant_id', true) OR current_setting('app.tenant_id', true) = '*');
-
-ALTER TABLE users ENABLE ROW LEVEL SECURITY;
-ALTER TABLE users FORCE ROW LEVEL SECURITY;
-CREATE POLICY tenant_isolation ON users
-    USING (tenant_id::text = current_setting('app.tenant_id', true) OR current_setting('app.tenant_id', true) = '*');
-
-ALTER TABLE password_tokens ENABLE ROW LEVEL SECURITY;
-ALTER TABLE password_tokens FORCE ROW LEVEL SECURITY;
-CREATE POLICY tenant_isolation ON password_tokens
-    USING (tenant_id::text = current_setting('app.tenant_id', true) OR current_setting('app.tenant_id', true) = '*');
-
-ALTER TABLE sessions ENABLE ROW LEVEL SECURITY;
-ALTER TABLE sessions FORCE ROW LEVEL SECURITY;
-CREATE POLICY tenant_isolation ON sessions
-    USING (tenant_id::text = current_setting('app.tenant_id', true) OR current_setting('app.tenant_id', true) = '*');
-
-ALTER TABLE api_keys ENABLE ROW LEVEL SECURITY;
-ALTER TABLE api_keys FORCE ROW LEVEL SECURITY;
-CREATE POLICY tenant_isolation ON api_keys
-    USING (tenant_id::text = current_setting('app.tenant_id', true) OR current_setting('app.tenant_id', true) = '*');
-
-ALTER TABLE oauth_clients ENABLE ROW LEVEL SECURITY;
-ALTER TABLE oauth_clients FORCE ROW LEVEL SECURITY;
-CREATE POLICY tenant_isolation ON oauth_clients
-    USING (tenant_id::text = current_setting('app.tenant_id', true) OR current_setting('app.tenant_id', true) = '*');
-
-ALTER TABLE oauth_grants ENABLE ROW LEVEL SECURITY;
-ALTER TABLE oauth_grants FORCE ROW LEVEL SECURITY;
-CREATE POLICY tenant_isolation ON oauth_grants
-    USING (tenant_id::text = current_setting('app.tenant_id', true) OR current_setting('app.tenant_id', true) = '*');
-
-ALTER TABLE audit_log ENABLE ROW LEVEL SECURITY;
-ALTER TABLE audit_log FORCE ROW LEVEL SECURITY;
-CREATE POLICY tenant_isolation ON audit_log
-    USING (tenant_id::text = current_setting('app.tenant_id', true) OR current_setting('app.tenant_id', true) = '*');
+SELECT enable_tenant_rls('users', 'password_tokens', 'sessions', 'api_keys', 'oauth_clients', 'oauth_grants', 'audit_log');
 
 -- Least privilege: nothing identity keeps is ever deleted (users, keys,
--- sessions and tokens are revoked or marked), except published outbox rows.
-GRANT USAGE ON SCHEMA identity TO identity_svc;
+-- sessions and tokens are revoked or marked); the shared migrations grant
+-- the schema and the outbox.
 GRANT SELECT, INSERT, UPDATE ON tenants, users, password_tokens, sessions, api_keys,
     oauth_clients, oauth_grants TO identity_svc;
 GRANT SELECT, INSERT ON settings TO identity_svc;
 GRANT SELECT, INSERT ON audit_log TO identity_svc;
-GRANT SELECT, INSERT, UPDATE, DELETE ON outbox TO identity_svc;
-GRANT USAGE, SELECT ON SEQUENCE audit_log_id_seq, outbox_seq_seq TO identity_svc;
+GRANT USAGE, SELECT ON SEQUENCE audit_log_id_seq TO identity_svc;
