@@ -127,8 +127,7 @@ func newExportEnv(t *testing.T, events int64) *exportEnv {
 	return &exportEnv{rpc: startReporting(t, peers.routes(), nil), peers: peers}
 }
 
-// download fetches a streamed export as the gateway does: the first reply,
-// then each Next-Cursor until there is none.
+// download fetches a streamed export as the gateway does (see fetch).
 func (e *exportEnv) download(t *testing.T, subject string, query map[string]string) (first *natsx.Reply, body []byte, chunks int) {
 	t.Helper()
 	ctx := auth.WithClaims(context.Background(), &auth.Claims{TenantID: exportTenant, Scopes: []string{"auswertungen:read"}})
@@ -136,24 +135,7 @@ func (e *exportEnv) download(t *testing.T, subject string, query map[string]stri
 	for k, v := range query {
 		req.Query.Set(k, v)
 	}
-	for {
-		r, err := e.client.Do(ctx, subject, req)
-		if err != nil {
-			t.Fatalf("chunk %d: %v", chunks, err)
-		}
-		if first == nil {
-			first = r
-		}
-		if r.ErrCode != "" {
-			return r, nil, chunks
-		}
-		body = append(body, r.Body...)
-		chunks++
-		if r.NextCursor == "" {
-			return first, body, chunks
-		}
-		req.Cursor = r.NextCursor
-	}
+	return e.fetch(ctx, t, subject, req)
 }
 
 func TestDATEVExportOverNATS(t *testing.T) {

@@ -75,3 +75,27 @@ func consumer(t *testing.T, parts *daemon.Parts, durable string, take bool) *nat
 	t.Fatalf("no consumer %s", durable)
 	return nil
 }
+
+// fetch reads a streamed file as the gateway does: the first reply, then
+// each Next-Cursor until there is none; an error reply ends it.
+func (r *rpc) fetch(ctx context.Context, t *testing.T, subject string, req *natsx.Request) (first *natsx.Reply, body []byte, chunks int) {
+	t.Helper()
+	for {
+		rep, err := r.client.Do(ctx, subject, req)
+		if err != nil {
+			t.Fatalf("chunk %d: %v", chunks, err)
+		}
+		if first == nil {
+			first = rep
+		}
+		if rep.ErrCode != "" {
+			return rep, nil, chunks
+		}
+		body = append(body, rep.Body...)
+		chunks++
+		if rep.NextCursor == "" {
+			return first, body, chunks
+		}
+		req.Cursor = rep.NextCursor
+	}
+}

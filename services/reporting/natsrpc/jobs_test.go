@@ -139,25 +139,7 @@ func (e *jobEnv) waitDone(t *testing.T, id string) jobBody {
 
 func (e *jobEnv) file(t *testing.T, tenant, id string) (first *natsx.Reply, body []byte, chunks int) {
 	t.Helper()
-	req := &natsx.Request{Params: map[string][]string{"id": {id}}}
-	for {
-		r, err := e.client.Do(jobCtx(tenant), reportingv1.SubjectExportJobFile, req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if first == nil {
-			first = r
-		}
-		if r.ErrCode != "" {
-			return r, nil, chunks
-		}
-		body = append(body, r.Body...)
-		chunks++
-		if r.NextCursor == "" {
-			return first, body, chunks
-		}
-		req.Cursor = r.NextCursor
-	}
+	return e.fetch(jobCtx(tenant), t, reportingv1.SubjectExportJobFile, &natsx.Request{Params: map[string][]string{"id": {id}}})
 }
 
 func TestExportJobsOverNATS(t *testing.T) {
