@@ -35,7 +35,7 @@ type Config struct {
 	Identity  daemon.Config
 	Ledger    ledgerd.Config
 	Periods   periodsd.Config
-	Reporting reportingd.Config
+	Reporting daemon.Config
 	Gateway   gatewayd.Config
 	// Getenv is the environment services on the shared shape read.
 	Getenv func(string) string
@@ -67,7 +67,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	if c.Periods, err = periodsd.LoadConfig(getenv); err != nil {
 		return c, err
 	}
-	if c.Reporting, err = reportingd.LoadConfig(getenv); err != nil {
+	if c.Reporting, err = daemon.LoadConfig("reporting", getenv); err != nil {
 		return c, err
 	}
 	if c.Gateway, err = gatewayd.LoadConfig(getenv); err != nil {
@@ -158,7 +158,11 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 			return periodsd.Run(ctx, cfg.Periods, periodsd.Deps{Pool: owner, NC: deps.NC, Log: log.With("service", "periods"), Ready: ready})
 		}},
 		{"reporting", func(ctx context.Context, ready func()) error {
-			return reportingd.Run(ctx, cfg.Reporting, reportingd.Deps{Pool: owner, NC: deps.NC, Log: log.With("service", "reporting"), Ready: ready})
+			svc, err := reportingd.Service(cfg.Reporting.Getenv)
+			if err != nil {
+				return err
+			}
+			return daemon.Run(ctx, svc, cfg.Reporting, daemon.Deps{Pool: owner, NC: deps.NC, Log: log, Ready: ready})
 		}},
 		{"bank", func(ctx context.Context, ready func()) error {
 			svc, err := bankd.Service(cfg.Getenv)

@@ -103,3 +103,14 @@ func (p Periods) Statuses(ctx context.Context, tenant, from, to string) (map[str
 	}
 	return out.Statuses, nil
 }
+
+// ChainVerifier asks the ledger to verify the caller's hash chain (GET
+// /v1/journal/verify), for the GoBD export.
+type ChainVerifier struct{ Client *natsx.Client }
+
+var _ reporting.ChainVerifier = ChainVerifier{}
+
+// Verify implements reporting.ChainVerifier.
+func (v ChainVerifier) Verify(ctx context.Context) (reporting.ChainStatus, error) {
+	return ledgerv1.Client{C: v.Client}.VerifyChain(ctx)
+}

@@ -14,8 +14,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/nats-io/nats.go"
 	"golang.org/x/text/encoding/charmap"
 
 	"github.com/ledgerplatform/ledger/contracts/identityv1"
@@ -23,17 +21,12 @@ import (
 	"github.com/ledgerplatform/ledger/contracts/periodsv1"
 	"github.com/ledgerplatform/ledger/contracts/reportingv1"
 	"github.com/ledgerplatform/ledger/pkg/auth"
-	"github.com/ledgerplatform/ledger/pkg/db"
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
-	"github.com/ledgerplatform/ledger/pkg/testkit"
-	"github.com/ledgerplatform/ledger/services/reporting"
-	"github.com/ledgerplatform/ledger/services/reporting/natsrpc"
-	"github.com/ledgerplatform/ledger/services/reporting/postgres"
 )
 
 // The export endpoints over real NATS and Postgres, with the ledger,
-// identity and periods services played by small natsx servers.
+// identity and periods services played by a route table of fakes.
 
 const exportTenant = "3c9d8b1a-0000-4000-8000-0000000000e1"
 
@@ -59,16 +52,15 @@ func exportLine(n int64) ledgerv1.JournalLine {
 	}
 }
 
-func (p *exportPeers) serve(t *testing.T, nc *nats.Conn) {
-	t.Helper()
+func (p *exportPeers) routes() []natsx.Route {
 	claimed := func(ctx context.Context) error {
 		if c := auth.FromContext(ctx); c == nil || c.TenantID != exportTenant {
 			return errs.E(errs.Unauthenticated, "no claims")
 		}
 		return nil
 	}
-	handlers := map[string]func(context.Context, *natsx.Request) (any, error){
-		ledgerv1.SubjectJournalFeed: func(ctx context.Context, r *natsx.Request) (any, error) {
+	return []natsx.Route{
+		fake(ledgerv1.SubjectJournalFeed, func(ctx context.Context, r *natsx.Request) (any, error) {
 			p.feedCalls.Add(1)
 			var fr ledgerv1.JournalFeedRequest
 			if err := natsx.Decode(r.Body, &fr); err != nil {
@@ -85,22 +77,22 @@ func (p *exportPeers) serve(t *testing.T, nc *nats.Conn) {
 				}
 			}
 			return f, nil
-		},
-		ledgerv1.SubjectTaxCodesList: func(ctx context.Context, r *natsx.Request) (any, error) {
-			return json.RawMessage(`{"tax_codes":[{"code":"VSt19","label":"Vorsteuer 19 %","kind":"input","rate":19.00,"datev_bu_key":"9"}]}`), claimed(ctx)
-		},
-		ledgerv1.SubjectAccountsList: func(ctx context.Context, r *natsx.Request) (any, error) {
-			return json.RawMessage(`{"accounts":[{"number":"1800","name":"Bank","type":"asset"},{"number":"6815","name":"Bürobedarf","type":"expense"}],"total":2}`), claimed(ctx)
-		},
-		ledgerv1.SubjectJournalVerify: func(ctx context.Context, r *natsx.Request) (any, error) {
+		}),
+		fake(ledgerv1.SubjectTaxCodesList, func(ctx context.Context, r *natsx.Request) (any, error) {
+			return answer(json.RawMessage(`{"tax_codes":[{"code":"VSt19","label":"Vorsteuer 19 %","kind":"input","rate":19.00,"datev_bu_key":"9"}]}`), claimed(ctx))
+		}),
+		fake(ledgerv1.SubjectAccountsList, func(ctx context.Context, r *natsx.Request) (any, error) {
+			return answer(json.RawMessage(`{"accounts":[{"number":"1800","name":"Bank","type":"asset"},{"number":"6815","name":"Bürobedarf","type":"expense"}],"total":2}`), claimed(ctx))
+		}),
+		fake(ledgerv1.SubjectJournalVerify, func(ctx context.Context, r *natsx.Request) (any, error) {
 			p.verified.Add(1)
-			return map[string]any{"ok": true, "events": p.n, "head_hash": "9f86d081884c7d65"}, claimed(ctx)
-		},
-		identityv1.SubjectTenantGet: func(ctx context.Context, r *natsx.Request) (any, error) {
-			return identityv1.Tenant{ID: exportTenant, CompanyName: "Übersee Handel GmbH", FiscalYearStartMonth: 1,
-				DATEVConsultantNumber: "29098", DATEVClientNumber: "55003"}, claimed(ctx)
-		},
-		periodsv1.SubjectStatus: func(ctx context.Context, r *natsx.Request) (any, error) {
+			return answer(map[string]any{"ok": true, "events": p.n, "head_hash": "9f86d081884c7d65"}, claimed(ctx))
+		}),
+		fake(identityv1.SubjectTenantGet, func(ctx context.Context, r *natsx.Request) (any, error) {
+			return answer(identityv1.Tenant{ID: exportTenant, CompanyName: "Übersee Handel GmbH", FiscalYearStartMonth: 1,
+				DATEVConsultantNumber: "29098", DATEVClientNumber: "55003"}, claimed(ctx))
+		}),
+		fake(periodsv1.SubjectStatus, func(ctx context.Context, r *natsx.Request) (any, error) {
 			var sr periodsv1.StatusRequest
 			if err := natsx.Decode(r.Body, &sr); err != nil {
 				return nil, err
@@ -112,66 +104,30 @@ func (p *exportPeers) serve(t *testing.T, nc *nats.Conn) {
 				}
 			}
 			return periodsv1.StatusReply{Statuses: st}, nil
-		},
-	}
-	srv, err := natsx.NewServer(nc, natsx.ServerConfig{Name: "fake-peers"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Stop() })
-	for subject, h := range handlers {
-		if err := srv.Handle(subject, func(ctx context.Context, req any) (any, error) {
-			out, err := h(ctx, req.(*natsx.Request))
-			if err != nil {
-				return nil, err
-			}
-			return out, nil
-		}); err != nil {
-			t.Fatal(err)
-		}
+		}),
 	}
 }
 
+// answer is out, or err alone when there is one.
+func answer(out any, err error) (any, error) {
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 type exportEnv struct {
-	client *natsx.Client
-	peers  *exportPeers
-	owner  *pgxpool.Pool
+	*rpc
+	peers *exportPeers
 }
 
 func newExportEnv(t *testing.T, events int64) *exportEnv {
 	t.Helper()
-	ctx := context.Background()
-	_, nc := testkit.NATS(t)
-	url := testkit.Postgres(t, postgres.Migrations)
-	pool, err := db.Open(ctx, url, postgres.Role, 8)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	owner, err := pgxpool.New(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(owner.Close)
-
 	peers := &exportPeers{n: events}
-	peers.serve(t, nc)
-	client := &natsx.Client{NC: nc, Timeout: 30 * time.Second}
-	svc := reporting.New(postgres.New(pool, nil), natsrpc.Ledger{Client: client}, natsrpc.Tenants{Client: client}, natsrpc.Periods{Client: client})
-	svc.SetChainVerifier(natsrpc.ChainVerifier{Client: client})
-	srv, err := natsx.NewServer(nc, natsx.ServerConfig{Name: "reporting-test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Stop() })
-	if err := natsrpc.Register(srv, svc); err != nil {
-		t.Fatal(err)
-	}
-	return &exportEnv{client: client, peers: peers, owner: owner}
+	return &exportEnv{rpc: startReporting(t, peers.routes(), nil), peers: peers}
 }
 
-// download fetches a streamed export as the gateway does: the first reply,
-// then each Next-Cursor until there is none.
+// download fetches a streamed export as the gateway does (see fetch).
 func (e *exportEnv) download(t *testing.T, subject string, query map[string]string) (first *natsx.Reply, body []byte, chunks int) {
 	t.Helper()
 	ctx := auth.WithClaims(context.Background(), &auth.Claims{TenantID: exportTenant, Scopes: []string{"auswertungen:read"}})
@@ -179,24 +135,7 @@ func (e *exportEnv) download(t *testing.T, subject string, query map[string]stri
 	for k, v := range query {
 		req.Query.Set(k, v)
 	}
-	for {
-		r, err := e.client.Do(ctx, subject, req)
-		if err != nil {
-			t.Fatalf("chunk %d: %v", chunks, err)
-		}
-		if first == nil {
-			first = r
-		}
-		if r.ErrCode != "" {
-			return r, nil, chunks
-		}
-		body = append(body, r.Body...)
-		chunks++
-		if r.NextCursor == "" {
-			return first, body, chunks
-		}
-		req.Cursor = r.NextCursor
-	}
+	return e.fetch(ctx, t, subject, req)
 }
 
 func TestDATEVExportOverNATS(t *testing.T) {
@@ -265,7 +204,7 @@ func TestGoBDExportOverNATS(t *testing.T) {
 		t.Errorf("chain verified %d times", got)
 	}
 	var left int
-	if err := e.owner.QueryRow(context.Background(), "SELECT count(*) FROM reporting.export_blobs").Scan(&left); err != nil || left != 0 {
+	if err := e.Pool.QueryRow(context.Background(), "SELECT count(*) FROM reporting.export_blobs").Scan(&left); err != nil || left != 0 {
 		t.Errorf("%d pieces left after the download (%v)", left, err)
 	}
 

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/url"
 	"slices"
 	"strconv"
@@ -15,7 +13,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/ledgerplatform/ledger/contracts/identityv1"
@@ -23,20 +20,17 @@ import (
 	"github.com/ledgerplatform/ledger/contracts/money"
 	"github.com/ledgerplatform/ledger/contracts/periodsv1"
 	"github.com/ledgerplatform/ledger/pkg/auth"
-	"github.com/ledgerplatform/ledger/pkg/db"
+	"github.com/ledgerplatform/ledger/pkg/daemon"
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
-	"github.com/ledgerplatform/ledger/pkg/testkit"
 	"github.com/ledgerplatform/ledger/services/reporting"
 	"github.com/ledgerplatform/ledger/services/reporting/natsrpc"
-	"github.com/ledgerplatform/ledger/services/reporting/postgres"
 )
 
-// The report tests run the reporting service as it is deployed: real
-// Postgres (as reporting_svc), an embedded NATS server with the LEDGER
-// stream, the balances consumer and the NATS endpoints. The ledger,
-// identity and periods services are fakes: small natsx servers answering
-// their subjects from memory. rptLedger is also the test's journal: it
+// The report tests run the reporting service as it is deployed (see
+// startReporting), the balances consumer retrying after 50ms. The ledger,
+// identity and periods services are fakes answering their subjects from
+// memory. rptLedger is also the test's journal: it
 // numbers postings and hands out the intent_posted events, which the test
 // publishes (or withholds, to make a gap).
 
@@ -93,63 +87,58 @@ func (l *rptLedger) post(tenant, date, period string, lines ...rptLine) ledgerv1
 	return ev
 }
 
-func (l *rptLedger) serve(t *testing.T, srv *natsx.Server) {
-	t.Helper()
-	must := func(err error) {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	must(srv.Handle(ledgerv1.SubjectJournalFeed, func(ctx context.Context, req any) (any, error) {
-		var r ledgerv1.JournalFeedRequest
-		if err := natsx.Decode(req.(*natsx.Request).Body, &r); err != nil {
-			return nil, err
-		}
-		if r.Limit < 1 || r.Limit > 5000 {
-			return nil, errs.Invalid("limit must be 1..5000")
-		}
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		l.feeds++
-		lines, ok := l.journal[r.TenantID]
-		if !ok {
-			return nil, errs.NotFoundf("tenant has no journal")
-		}
-		limit := min(r.Limit, l.maxPage)
-		feed := ledgerv1.JournalFeed{Lines: []ledgerv1.JournalLine{}, Last: r.After, Head: int64(len(lines))}
-		for _, ln := range lines {
-			if ln.JournalNumber > r.After && len(feed.Lines) < limit {
-				feed.Lines = append(feed.Lines, ln)
-				feed.Last = ln.JournalNumber
+func (l *rptLedger) routes() []natsx.Route {
+	return []natsx.Route{
+		fake(ledgerv1.SubjectJournalFeed, func(ctx context.Context, req *natsx.Request) (any, error) {
+			var r ledgerv1.JournalFeedRequest
+			if err := natsx.Decode(req.Body, &r); err != nil {
+				return nil, err
 			}
-		}
-		return feed, nil
-	}))
-	must(srv.Handle(ledgerv1.SubjectAccountsList, func(ctx context.Context, req any) (any, error) {
-		c := auth.FromContext(ctx)
-		if c == nil {
-			return nil, errs.E(errs.Unauthenticated, "no claims")
-		}
-		q := req.(*natsx.Request).Query
-		limit, _ := strconv.Atoi(q.Get("limit"))
-		offset, _ := strconv.Atoi(q.Get("offset"))
-		if limit < 1 || limit > 500 {
-			return nil, errs.Invalid("limit must be 1..500")
-		}
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		l.accounts++
-		l.claims = append(l.claims, c)
-		page := []reporting.Account{}
-		for i := offset; i < len(l.chart) && i < offset+limit; i++ {
-			page = append(page, l.chart[i])
-		}
-		return map[string]any{"accounts": page, "total": len(l.chart), "limit": limit, "offset": offset}, nil
-	}))
-	must(srv.Handle(ledgerv1.SubjectTaxCodesList, func(ctx context.Context, req any) (any, error) {
-		return json.RawMessage(`{"tax_codes":[{"code":"USt19","label":"Umsatzsteuer 19 %","kind":"output","rate":19.00,"datev_bu_key":"3","is_active":true},
+			if r.Limit < 1 || r.Limit > 5000 {
+				return nil, errs.Invalid("limit must be 1..5000")
+			}
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			l.feeds++
+			lines, ok := l.journal[r.TenantID]
+			if !ok {
+				return nil, errs.NotFoundf("tenant has no journal")
+			}
+			limit := min(r.Limit, l.maxPage)
+			feed := ledgerv1.JournalFeed{Lines: []ledgerv1.JournalLine{}, Last: r.After, Head: int64(len(lines))}
+			for _, ln := range lines {
+				if ln.JournalNumber > r.After && len(feed.Lines) < limit {
+					feed.Lines = append(feed.Lines, ln)
+					feed.Last = ln.JournalNumber
+				}
+			}
+			return feed, nil
+		}),
+		fake(ledgerv1.SubjectAccountsList, func(ctx context.Context, req *natsx.Request) (any, error) {
+			c := auth.FromContext(ctx)
+			if c == nil {
+				return nil, errs.E(errs.Unauthenticated, "no claims")
+			}
+			limit, _ := strconv.Atoi(req.Query.Get("limit"))
+			offset, _ := strconv.Atoi(req.Query.Get("offset"))
+			if limit < 1 || limit > 500 {
+				return nil, errs.Invalid("limit must be 1..500")
+			}
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			l.accounts++
+			l.claims = append(l.claims, c)
+			page := []reporting.Account{}
+			for i := offset; i < len(l.chart) && i < offset+limit; i++ {
+				page = append(page, l.chart[i])
+			}
+			return map[string]any{"accounts": page, "total": len(l.chart), "limit": limit, "offset": offset}, nil
+		}),
+		fake(ledgerv1.SubjectTaxCodesList, func(context.Context, *natsx.Request) (any, error) {
+			return json.RawMessage(`{"tax_codes":[{"code":"USt19","label":"Umsatzsteuer 19 %","kind":"output","rate":19.00,"datev_bu_key":"3","is_active":true},
 			{"code":"VSt7","label":"Vorsteuer 7 %","kind":"input","rate":7,"datev_bu_key":"8","is_active":false}]}`), nil
-	}))
+		}),
+	}
 }
 
 // rptIdentity fakes identity's tenant master data.
@@ -159,9 +148,8 @@ type rptIdentity struct {
 	calls int
 }
 
-func (i *rptIdentity) serve(t *testing.T, srv *natsx.Server) {
-	t.Helper()
-	if err := srv.Handle(identityv1.SubjectTenantGet, func(ctx context.Context, req any) (any, error) {
+func (i *rptIdentity) route() natsx.Route {
+	return fake(identityv1.SubjectTenantGet, func(ctx context.Context, _ *natsx.Request) (any, error) {
 		c := auth.FromContext(ctx)
 		if c == nil {
 			return nil, errs.E(errs.Unauthenticated, "no claims")
@@ -174,80 +162,26 @@ func (i *rptIdentity) serve(t *testing.T, srv *natsx.Server) {
 			m = 1
 		}
 		return identityv1.Tenant{ID: c.TenantID, CompanyName: "Test GmbH", FiscalYearStartMonth: m, IsActive: true}, nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	})
 }
 
 // rptHarness is a running reporting service with its fakes.
 type rptHarness struct {
-	svc      *reporting.Service
-	owner    *pgxpool.Pool
-	js       jetstream.JetStream
-	client   *natsx.Client
+	*rpc
 	ledger   *rptLedger
 	identity *rptIdentity
 }
 
 func newRptHarness(t *testing.T) *rptHarness {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	url := testkit.Postgres(t, postgres.Migrations)
-	owner, err := pgxpool.New(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(owner.Close)
-	pool, err := db.Open(ctx, url, postgres.Role, 8)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	_, nc := testkit.NATS(t)
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := natsx.EnsureStream(ctx, js, ledgerv1.StreamEvents, ledgerv1.EventsFilter); err != nil {
-		t.Fatal(err)
-	}
-	h := &rptHarness{owner: owner, js: js, client: &natsx.Client{NC: nc, Timeout: 20 * time.Second},
-		ledger:   &rptLedger{journal: map[string][]ledgerv1.JournalLine{}, chart: rptChart, maxPage: 5000},
+	h := &rptHarness{ledger: &rptLedger{journal: map[string][]ledgerv1.JournalLine{}, chart: rptChart, maxPage: 5000},
 		identity: &rptIdentity{start: map[string]int{}}}
-
-	peers := map[string]func(*testing.T, *natsx.Server){"ledger": h.ledger.serve, "identity": h.identity.serve,
-		"periods": func(t *testing.T, srv *natsx.Server) {
-			if err := srv.Handle(periodsv1.SubjectStatus, func(ctx context.Context, req any) (any, error) {
-				return periodsv1.StatusReply{Statuses: map[string]string{}}, nil
-			}); err != nil {
-				t.Fatal(err)
-			}
-		}}
-	for name, serve := range peers {
-		srv, err := natsx.NewServer(nc, natsx.ServerConfig{Name: "fake-" + name, Logger: log})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = srv.Stop() })
-		serve(t, srv)
-	}
-
-	h.svc = reporting.New(postgres.New(pool, log), natsrpc.Ledger{Client: h.client}, natsrpc.Tenants{Client: h.client}, natsrpc.Periods{Client: h.client})
-	done, err := natsrpc.ConsumeBalances(ctx, js, h.svc, log, natsrpc.ConsumerConfig{RetryDelay: 50 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cancel(); <-done })
-	srv, err := natsx.NewServer(nc, natsx.ServerConfig{Name: "reporting", Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Stop() })
-	if err := natsrpc.Register(srv, h.svc); err != nil {
-		t.Fatal(err)
-	}
+	periods := fake(periodsv1.SubjectStatus, func(context.Context, *natsx.Request) (any, error) {
+		return periodsv1.StatusReply{Statuses: map[string]string{}}, nil
+	})
+	h.rpc = startReporting(t, append(h.ledger.routes(), h.identity.route(), periods), func(_ daemon.Env, _ *reporting.Service, p *daemon.Parts) {
+		consumer(t, p, natsrpc.BalancesConsumer, false).RetryDelay = 50 * time.Millisecond
+	})
 	return h
 }
 
@@ -260,7 +194,7 @@ func (h *rptHarness) publish(t *testing.T, evs ...ledgerv1.IntentPosted) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := h.js.Publish(context.Background(), ledgerv1.EventIntentPosted, b, jetstream.WithMsgID(uuid.NewString())); err != nil {
+		if _, err := h.JS.Publish(context.Background(), ledgerv1.EventIntentPosted, b, jetstream.WithMsgID(uuid.NewString())); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -274,10 +208,10 @@ func (h *rptHarness) settle(t *testing.T) {
 	// Settled means every message in the stream is acknowledged: "nothing
 	// pending" alone also holds in the moment before a delivery.
 	for time.Now().Before(deadline) {
-		stream, err := h.js.Stream(ctx, ledgerv1.StreamEvents)
+		stream, err := h.JS.Stream(ctx, ledgerv1.StreamEvents)
 		if err == nil {
 			sinfo, serr := stream.Info(ctx)
-			c, cerr := h.js.Consumer(ctx, ledgerv1.StreamEvents, natsrpc.BalancesConsumer)
+			c, cerr := h.JS.Consumer(ctx, ledgerv1.StreamEvents, natsrpc.BalancesConsumer)
 			if serr == nil && cerr == nil {
 				info, err := c.Info(ctx)
 				if err == nil && info.AckFloor.Stream >= sinfo.State.LastSeq && info.NumAckPending == 0 && info.NumPending == 0 {
@@ -294,7 +228,7 @@ func (h *rptHarness) settle(t *testing.T) {
 func (h *rptHarness) head(t *testing.T, tenant string) int64 {
 	t.Helper()
 	var n int64
-	err := h.owner.QueryRow(context.Background(), "SELECT coalesce((SELECT last_number FROM reporting.tenant_heads WHERE tenant_id = $1), 0)", tenant).Scan(&n)
+	err := h.Pool.QueryRow(context.Background(), "SELECT coalesce((SELECT last_number FROM reporting.tenant_heads WHERE tenant_id = $1), 0)", tenant).Scan(&n)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,7 +238,7 @@ func (h *rptHarness) head(t *testing.T, tenant string) int64 {
 // balances returns the tenant's projection rows as "account period debit credit".
 func (h *rptHarness) balances(t *testing.T, tenant string) []string {
 	t.Helper()
-	rows, err := h.owner.Query(context.Background(), `SELECT account || ' ' || period || ' ' || debit::text || ' ' || credit::text
+	rows, err := h.Pool.Query(context.Background(), `SELECT account || ' ' || period || ' ' || debit::text || ' ' || credit::text
 		FROM reporting.balances WHERE tenant_id = $1 ORDER BY account, period`, tenant)
 	if err != nil {
 		t.Fatal(err)
@@ -314,7 +248,7 @@ func (h *rptHarness) balances(t *testing.T, tenant string) []string {
 		t.Fatal(err)
 	}
 	// The yearly sums agree with the months.
-	rows, err = h.owner.Query(context.Background(), `SELECT coalesce(y.account, m.account) || ' ' || coalesce(y.year, m.year)
+	rows, err = h.Pool.Query(context.Background(), `SELECT coalesce(y.account, m.account) || ' ' || coalesce(y.year, m.year)
 		FROM reporting.balance_years y
 		FULL JOIN (SELECT account, left(period, 4)::int AS year, sum(debit) AS debit, sum(credit) AS credit
 			FROM reporting.balances WHERE tenant_id = $1 GROUP BY 1, 2) m ON m.account = y.account AND m.year = y.year

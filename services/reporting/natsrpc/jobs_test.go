@@ -12,20 +12,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/nats-io/nats.go/jetstream"
 	"golang.org/x/text/encoding/charmap"
 
 	"github.com/ledgerplatform/ledger/contracts/reportingv1"
 	"github.com/ledgerplatform/ledger/pkg/auth"
-	"github.com/ledgerplatform/ledger/pkg/db"
+	"github.com/ledgerplatform/ledger/pkg/daemon"
 	"github.com/ledgerplatform/ledger/pkg/errs"
-	"github.com/ledgerplatform/ledger/pkg/idem"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
-	"github.com/ledgerplatform/ledger/pkg/testkit"
 	"github.com/ledgerplatform/ledger/services/reporting"
 	"github.com/ledgerplatform/ledger/services/reporting/natsrpc"
-	"github.com/ledgerplatform/ledger/services/reporting/postgres"
 )
 
 // Export jobs over real NATS (JetStream work queue) and Postgres, with the
@@ -46,56 +41,29 @@ func (s *switchQueue) Enqueue(ctx context.Context, cmd reportingv1.ExportJobComm
 
 type jobEnv struct {
 	*exportEnv
-	svc   *reporting.Service
-	js    jetstream.JetStream
-	queue *switchQueue
+	queue   *switchQueue
+	workers natsx.Consumer
 }
 
+// newJobEnv runs the service without its export workers (startWorkers
+// starts them) and without the periodic sweep (the test sweeps).
 func newJobEnv(t *testing.T, events int64) *jobEnv {
 	t.Helper()
-	ctx := context.Background()
-	_, nc := testkit.NATS(t)
-	url := testkit.Postgres(t, postgres.Migrations)
-	pool, err := db.Open(ctx, url, postgres.Role, 8)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	owner, err := pgxpool.New(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(owner.Close)
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := natsrpc.EnsureJobStream(ctx, js); err != nil {
-		t.Fatal(err)
-	}
-	peers := &exportPeers{n: events}
-	peers.serve(t, nc)
-	client := &natsx.Client{NC: nc, Timeout: 30 * time.Second}
-	svc := reporting.New(postgres.New(pool, nil), natsrpc.Ledger{Client: client}, natsrpc.Tenants{Client: client}, natsrpc.Periods{Client: client})
-	svc.SetChainVerifier(natsrpc.ChainVerifier{Client: client})
-	q := &switchQueue{q: natsrpc.JobQueue{JS: js}}
-	svc.SetJobQueue(q)
-	srv, err := natsx.NewServer(nc, natsx.ServerConfig{Name: "reporting-test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Stop() })
-	if err := natsrpc.Register(srv, svc, idem.PG{Pool: pool, Schema: "reporting"}); err != nil {
-		t.Fatal(err)
-	}
-	return &jobEnv{exportEnv: &exportEnv{client: client, peers: peers, owner: owner}, svc: svc, js: js, queue: q}
+	e := &jobEnv{exportEnv: &exportEnv{peers: &exportPeers{n: events}}}
+	e.rpc = startReporting(t, e.peers.routes(), func(env daemon.Env, svc *reporting.Service, p *daemon.Parts) {
+		e.queue = &switchQueue{q: natsrpc.JobQueue{JS: env.JS}}
+		svc.SetJobQueue(e.queue)
+		e.workers = *consumer(t, p, natsrpc.ExportWorker, true)
+		p.Loops = nil
+	})
+	return e
 }
 
 // startWorkers runs the export workers until the test ends.
 func (e *jobEnv) startWorkers(t *testing.T) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	done, err := natsrpc.ConsumeExportJobs(ctx, e.js, e.svc, nil, natsrpc.WorkerConfig{})
+	done, err := natsx.Consume(ctx, e.JS, e.workers, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,25 +139,7 @@ func (e *jobEnv) waitDone(t *testing.T, id string) jobBody {
 
 func (e *jobEnv) file(t *testing.T, tenant, id string) (first *natsx.Reply, body []byte, chunks int) {
 	t.Helper()
-	req := &natsx.Request{Params: map[string][]string{"id": {id}}}
-	for {
-		r, err := e.client.Do(jobCtx(tenant), reportingv1.SubjectExportJobFile, req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if first == nil {
-			first = r
-		}
-		if r.ErrCode != "" {
-			return r, nil, chunks
-		}
-		body = append(body, r.Body...)
-		chunks++
-		if r.NextCursor == "" {
-			return first, body, chunks
-		}
-		req.Cursor = r.NextCursor
-	}
+	return e.fetch(jobCtx(tenant), t, reportingv1.SubjectExportJobFile, &natsx.Request{Params: map[string][]string{"id": {id}}})
 }
 
 func TestExportJobsOverNATS(t *testing.T) {
@@ -290,7 +240,7 @@ func TestExportJobsOverNATS(t *testing.T) {
 
 	// The one-shot exports' cleanup leaves job files alone.
 	ctx := context.Background()
-	if _, err := e.owner.Exec(ctx, `UPDATE reporting.export_blobs SET created_at = now() - interval '2 hours'`); err != nil {
+	if _, err := e.Pool.Exec(ctx, `UPDATE reporting.export_blobs SET created_at = now() - interval '2 hours'`); err != nil {
 		t.Fatal(err)
 	}
 	if f, _, _ := e.download(t, reportingv1.SubjectGoBDExport, map[string]string{"year": "2025"}); f.ErrCode != "" {
@@ -304,7 +254,7 @@ func TestExportJobsOverNATS(t *testing.T) {
 	e.queue.lose.Store(true)
 	_, lost := e.create(t, exportTenant, `{"type":"gobd","year":"2025"}`, "")
 	e.queue.lose.Store(false)
-	if _, err := e.owner.Exec(ctx, `UPDATE reporting.export_jobs SET updated_at = now() - interval '10 minutes' WHERE id = $1`, lost.ID); err != nil {
+	if _, err := e.Pool.Exec(ctx, `UPDATE reporting.export_jobs SET updated_at = now() - interval '10 minutes' WHERE id = $1`, lost.ID); err != nil {
 		t.Fatal(err)
 	}
 	if _, requeued, err := e.svc.SweepJobs(ctx); err != nil || requeued != 1 {
@@ -315,7 +265,7 @@ func TestExportJobsOverNATS(t *testing.T) {
 	}
 
 	// After a day, jobs and their files are gone.
-	if _, err := e.owner.Exec(ctx, `UPDATE reporting.export_jobs SET created_at = now() - interval '25 hours' WHERE id = $1`, dj.ID); err != nil {
+	if _, err := e.Pool.Exec(ctx, `UPDATE reporting.export_jobs SET created_at = now() - interval '25 hours' WHERE id = $1`, dj.ID); err != nil {
 		t.Fatal(err)
 	}
 	if dropped, _, err := e.svc.SweepJobs(ctx); err != nil || dropped != 1 {
@@ -325,7 +275,7 @@ func TestExportJobsOverNATS(t *testing.T) {
 		t.Errorf("expired job: %s", r.ErrCode)
 	}
 	var left int
-	if err := e.owner.QueryRow(ctx, `SELECT count(*) FROM reporting.export_blobs WHERE export_id = $1`, dj.ID).Scan(&left); err != nil || left != 0 {
+	if err := e.Pool.QueryRow(ctx, `SELECT count(*) FROM reporting.export_blobs WHERE export_id = $1`, dj.ID).Scan(&left); err != nil || left != 0 {
 		t.Errorf("%d pieces of the expired job left (%v)", left, err)
 	}
 }
@@ -338,7 +288,7 @@ func TestExportJobFailure(t *testing.T) {
 	if r.Status != 202 {
 		t.Fatalf("%d %s", r.Status, r.Body)
 	}
-	if _, err := e.owner.Exec(context.Background(), `UPDATE reporting.export_jobs SET params = '{"from":"2025-01-01","to":"bad"}' WHERE id = $1`, j.ID); err != nil {
+	if _, err := e.Pool.Exec(context.Background(), `UPDATE reporting.export_jobs SET params = '{"from":"2025-01-01","to":"bad"}' WHERE id = $1`, j.ID); err != nil {
 		t.Fatal(err)
 	}
 	e.startWorkers(t)

@@ -525,7 +525,7 @@ func TestMalformedEventDropped(t *testing.T) {
 	h.ledger.journal[tenant][0].Amount = "1.00" // the journal is fine; the event is not
 	h.ledger.mu.Unlock()
 	bad.Events[0].Amount = "one euro"
-	if _, err := h.js.Publish(context.Background(), "evt.ledger.v1.intent_posted", []byte("{not json")); err != nil {
+	if _, err := h.JS.Publish(context.Background(), "evt.ledger.v1.intent_posted", []byte("{not json")); err != nil {
 		t.Fatal(err)
 	}
 	h.publish(t, bad)

@@ -3,8 +3,6 @@ package postgres_test
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -103,13 +101,13 @@ func benchService(b *testing.B) (*reporting.Service, *pgxpool.Pool, []reporting.
 		b.Fatal(err)
 	}
 	b.Cleanup(owner.Close)
-	pool, err := db.Open(ctx, url, postgres.Role, 8)
+	pool, err := db.Open(ctx, url, postgres.Migrations.Role, 8)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(pool.Close)
 	chart := benchChart()
-	svc := reporting.New(postgres.New(pool, slog.New(slog.NewTextHandler(io.Discard, nil))), benchLedger{chart}, benchTenants{}, nil)
+	svc := reporting.New(postgres.New(pool), benchLedger{chart}, benchTenants{}, nil)
 	return svc, owner, chart
 }
 

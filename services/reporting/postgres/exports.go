@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/ledgerplatform/ledger/pkg/db"
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/services/reporting"
 )
@@ -15,7 +16,7 @@ var _ reporting.ExportStore = (*Store)(nil)
 
 // PutExportBlob stores piece seq of an export.
 func (s *Store) PutExportBlob(ctx context.Context, tenant, exportID string, seq int, data []byte) error {
-	err := s.tx(ctx, tenant, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, tenant, db.ReadCommitted, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `INSERT INTO reporting.export_blobs (tenant_id, export_id, seq, data) VALUES ($1, $2, $3, $4)`,
 			tenant, exportID, seq, data)
 		return err
@@ -26,7 +27,7 @@ func (s *Store) PutExportBlob(ctx context.Context, tenant, exportID string, seq 
 // ExportBlob returns piece seq of an export and whether no later piece is
 // stored; NOT_FOUND when the piece is not there.
 func (s *Store) ExportBlob(ctx context.Context, tenant, exportID string, seq int) (data []byte, last bool, err error) {
-	err = s.tx(ctx, tenant, func(tx pgx.Tx) error {
+	err = db.InTenant(ctx, s.pool, tenant, db.ReadOnly, func(tx pgx.Tx) error {
 		return tx.QueryRow(ctx, `SELECT data, NOT EXISTS (SELECT 1 FROM reporting.export_blobs
 				WHERE tenant_id = $1 AND export_id = $2 AND seq > $3)
 			FROM reporting.export_blobs WHERE tenant_id = $1 AND export_id = $2 AND seq = $3`,
@@ -40,7 +41,7 @@ func (s *Store) ExportBlob(ctx context.Context, tenant, exportID string, seq int
 
 // DeleteExport drops every piece of an export.
 func (s *Store) DeleteExport(ctx context.Context, tenant, exportID string) error {
-	err := s.tx(ctx, tenant, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, tenant, db.ReadCommitted, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `DELETE FROM reporting.export_blobs WHERE tenant_id = $1 AND export_id = $2`, tenant, exportID)
 		return err
 	})
@@ -51,7 +52,7 @@ func (s *Store) DeleteExport(ctx context.Context, tenant, exportID string) error
 // before t; the files of export jobs stay until their job expires.
 func (s *Store) DeleteExportsBefore(ctx context.Context, t time.Time) (int64, error) {
 	var n int64
-	err := s.tx(ctx, "*", func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, db.AllTenants, db.ReadCommitted, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `DELETE FROM reporting.export_blobs b WHERE created_at < $1
 			AND NOT EXISTS (SELECT 1 FROM reporting.export_jobs j WHERE j.tenant_id = b.tenant_id AND j.id = b.export_id)`, t)
 		n = tag.RowsAffected()

@@ -26,12 +26,12 @@ func exportEnv(t *testing.T) (*postgres.Store, *pgxpool.Pool, *pgxpool.Pool) {
 		t.Fatal(err)
 	}
 	t.Cleanup(owner.Close)
-	pool, err := db.Open(context.Background(), url, postgres.Role, 4)
+	pool, err := db.Open(context.Background(), url, postgres.Migrations.Role, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	return postgres.New(pool, nil), pool, owner
+	return postgres.New(pool), pool, owner
 }
 
 const (

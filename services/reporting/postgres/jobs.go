@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/ledgerplatform/ledger/contracts/reportingv1"
+	"github.com/ledgerplatform/ledger/pkg/db"
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/services/reporting"
 )
@@ -26,7 +27,7 @@ func scanJob(row pgx.Row) (reporting.ExportJob, error) {
 
 // CreateJob stores a new job.
 func (s *Store) CreateJob(ctx context.Context, j reporting.ExportJob) error {
-	err := s.tx(ctx, j.TenantID, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, j.TenantID, db.ReadCommitted, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `INSERT INTO reporting.export_jobs (id, tenant_id, type, params, status, claims, filename, content_type, created_at, updated_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)`,
 			j.ID, j.TenantID, j.Type, j.Params, j.Status, j.Claims, j.Filename, j.ContentType, j.CreatedAt)
@@ -38,7 +39,7 @@ func (s *Store) CreateJob(ctx context.Context, j reporting.ExportJob) error {
 // Job returns a tenant's job.
 func (s *Store) Job(ctx context.Context, tenant, id string) (reporting.ExportJob, error) {
 	var j reporting.ExportJob
-	err := s.tx(ctx, tenant, func(tx pgx.Tx) (err error) {
+	err := db.InTenant(ctx, s.pool, tenant, db.ReadOnly, func(tx pgx.Tx) (err error) {
 		j, err = scanJob(tx.QueryRow(ctx, `SELECT `+jobColumns+` FROM reporting.export_jobs WHERE tenant_id = $1 AND id = $2`, tenant, id))
 		return err
 	})
@@ -51,7 +52,7 @@ func (s *Store) Job(ctx context.Context, tenant, id string) (reporting.ExportJob
 // ClaimJob takes a job for a worker (see reporting.JobStore).
 func (s *Store) ClaimJob(ctx context.Context, tenant, id string, lease time.Duration) (reporting.ExportJob, error) {
 	var j reporting.ExportJob
-	err := s.tx(ctx, tenant, func(tx pgx.Tx) (err error) {
+	err := db.InTenant(ctx, s.pool, tenant, db.ReadCommitted, func(tx pgx.Tx) (err error) {
 		j, err = scanJob(tx.QueryRow(ctx, `SELECT `+jobColumns+`
 			FROM reporting.export_jobs WHERE tenant_id = $1 AND id = $2 FOR UPDATE`, tenant, id))
 		if err != nil {
@@ -89,7 +90,7 @@ func (s *Store) ClaimJob(ctx context.Context, tenant, id string, lease time.Dura
 
 // JobProgress records a running attempt's progress and renews its lease.
 func (s *Store) JobProgress(ctx context.Context, tenant, id string, attempt int, rows, bytes int64) error {
-	err := s.tx(ctx, tenant, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, tenant, db.ReadCommitted, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `UPDATE reporting.export_jobs SET rows_done = $4, bytes = $5, updated_at = now()
 			WHERE tenant_id = $1 AND id = $2 AND attempt = $3 AND status = 'running'`, tenant, id, attempt, rows, bytes)
 		if err == nil && tag.RowsAffected() == 0 {
@@ -105,7 +106,7 @@ func (s *Store) JobProgress(ctx context.Context, tenant, id string, attempt int,
 
 // FinishJob marks a running attempt done or failed.
 func (s *Store) FinishJob(ctx context.Context, tenant, id string, attempt int, status string, rows, bytes int64, errText string) error {
-	err := s.tx(ctx, tenant, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, tenant, db.ReadCommitted, func(tx pgx.Tx) error {
 		var e *string
 		if errText != "" {
 			e = &errText
@@ -134,7 +135,7 @@ func (s *Store) FinishJob(ctx context.Context, tenant, id string, attempt int, s
 // with a lease renewed last before running, of every tenant.
 func (s *Store) StaleJobs(ctx context.Context, queued, running time.Time) ([]reporting.ExportJob, error) {
 	var out []reporting.ExportJob
-	err := s.tx(ctx, "*", func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, db.AllTenants, db.ReadOnly, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `SELECT `+jobColumns+` FROM reporting.export_jobs
 			WHERE (status = 'queued' AND updated_at < $1) OR (status = 'running' AND updated_at < $2)
 			ORDER BY created_at LIMIT 1000`, queued, running)
@@ -151,7 +152,7 @@ func (s *Store) StaleJobs(ctx context.Context, queued, running time.Time) ([]rep
 // pieces.
 func (s *Store) DeleteJobsBefore(ctx context.Context, t time.Time) (int64, error) {
 	var n int64
-	err := s.tx(ctx, "*", func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, db.AllTenants, db.ReadCommitted, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `DELETE FROM reporting.export_blobs b USING reporting.export_jobs j
 			WHERE b.tenant_id = j.tenant_id AND b.export_id = j.id AND j.created_at < $1`, t); err != nil {
 			return err

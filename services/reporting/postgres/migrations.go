@@ -1,6 +1,6 @@
 // Package postgres stores the reporting service's data in its own schema:
-// the balance projection fed by the ledger's intent_posted events and what
-// the exports keep while they are streamed.
+// the balance projection fed by the ledger's intent_posted events, what the
+// exports keep while they are streamed and the export jobs.
 package postgres
 
 import (
@@ -13,12 +13,10 @@ import (
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
-// Migrations of the reporting schema.
-var Migrations = migrate.Set{Schema: "reporting", FS: mustSub(migrationFiles, "migrations")}
-
-// Role is the database role the service runs as; the migrations grant it
-// what it needs and nothing more.
-const Role = "reporting_svc"
+// Migrations of the reporting schema, run as role reporting_svc; the
+// shared idempotency_keys table keeps the first answers of export job
+// requests.
+var Migrations = migrate.Set{Schema: "reporting", Role: "reporting_svc", FS: mustSub(migrationFiles, "migrations"), Idempotency: true}
 
 func mustSub(f fs.FS, dir string) fs.FS {
 	sub, err := fs.Sub(f, dir)

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/ledgerplatform/ledger/contracts/money"
+	"github.com/ledgerplatform/ledger/pkg/db"
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/services/reporting"
 )
@@ -16,7 +17,7 @@ import (
 // row. The insert-or-touch statement creates the row at 0 when absent and
 // locks it either way, in one round trip.
 func (s *Store) Project(ctx context.Context, tenant string, fn func(reporting.ProjectionTx) error) error {
-	err := s.tx(ctx, tenant, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, tenant, db.ReadCommitted, func(tx pgx.Tx) error {
 		p := &projectionTx{tx: tx, tenant: tenant}
 		err := tx.QueryRow(ctx, `INSERT INTO reporting.tenant_heads AS h (tenant_id) VALUES ($1)
 			ON CONFLICT (tenant_id) DO UPDATE SET last_number = h.last_number
@@ -90,7 +91,7 @@ func (p *projectionTx) Reset(ctx context.Context) error {
 // nothing was).
 func (s *Store) ProjectionHead(ctx context.Context, tenant string) (int64, error) {
 	var head int64
-	err := s.readTx(ctx, tenant, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, tenant, db.Snapshot, func(tx pgx.Tx) error {
 		err := tx.QueryRow(ctx, "SELECT last_number FROM reporting.tenant_heads WHERE tenant_id = $1", tenant).Scan(&head)
 		if err == pgx.ErrNoRows {
 			return nil
@@ -121,7 +122,7 @@ func (s *Store) Balances(ctx context.Context, tenant string, q reporting.Balance
 	}
 	byAccount := map[string]*reporting.AccountSums{}
 	var order []string
-	err = s.readTx(ctx, tenant, func(tx pgx.Tx) error {
+	err = db.InTenant(ctx, s.pool, tenant, db.Snapshot, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `
 			SELECT account, cls, sum(debit)::text, sum(credit)::text FROM (
 				SELECT account, debit, credit,

@@ -1,13 +1,3 @@
--- The reporting service's own role: it keeps a projection of the ledger's
--- postings and may change it freely (the journal itself lives in the
--- ledger). Roles are cluster-wide, so creation tolerates a concurrent
--- creator.
-DO $$ BEGIN
-    CREATE ROLE reporting_svc NOLOGIN;
-EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
-END $$;
-GRANT USAGE ON SCHEMA reporting TO reporting_svc;
-
 -- How far each tenant's projection has applied the ledger's journal: the
 -- last journal number folded into balances. The consumer locks this row, so
 -- the events of one tenant are applied one transaction at a time, and a
@@ -51,19 +41,6 @@ CREATE TABLE balance_years (
 GRANT SELECT, INSERT, UPDATE, DELETE ON tenant_heads, balances, balance_years TO reporting_svc;
 
 -- Row-level security: the second fence behind the tenant filter of every
--- query. The same rule as the other services' (app.tenant_id names the
--- tenant, '*' is for system paths), written so Postgres evaluates the
--- setting once per query instead of once per row: reports aggregate many
--- rows.
-DO $$
-DECLARE t text;
-BEGIN
-    FOREACH t IN ARRAY ARRAY['tenant_heads', 'balances', 'balance_years'] LOOP
-        EXECUTE format('ALTER TABLE %I ENABLE ROW LEVEL SECURITY', t);
-        EXECUTE format('ALTER TABLE %I FORCE ROW LEVEL SECURITY', t);
-        EXECUTE format($p$CREATE POLICY tenant_isolation ON %I USING (
-            (SELECT current_setting('app.tenant_id', true) = '*')
-            OR tenant_id = (SELECT CASE WHEN s ~ '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' THEN s::uuid END
-                            FROM current_setting('app.tenant_id', true) AS s))$p$, t);
-    END LOOP;
-END $$;
+-- query (the platform's rule, evaluated once per query: reports aggregate
+-- many rows).
+SELECT enable_tenant_rls('tenant_heads', 'balances', 'balance_years');

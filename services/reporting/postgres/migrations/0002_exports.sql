@@ -14,7 +14,4 @@ CREATE INDEX export_blobs_created ON export_blobs (created_at);
 
 GRANT SELECT, INSERT, DELETE ON export_blobs TO reporting_svc;
 
-ALTER TABLE export_blobs ENABLE ROW LEVEL SECURITY;
-ALTER TABLE export_blobs FORCE ROW LEVEL SECURITY;
-CREATE POLICY tenant_isolation ON export_blobs
-    USING (tenant_id::text = current_setting('app.tenant_id', true) OR current_setting('app.tenant_id', true) = '*');
+SELECT enable_tenant_rls('export_blobs');
