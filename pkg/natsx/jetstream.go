@@ -20,6 +20,10 @@ type Stream struct {
 	Subjects []string
 	// WorkQueue streams keep a message until one consumer acknowledged it.
 	WorkQueue bool
+	// MaxAge drops older messages, default 30 days (none for a work
+	// queue); Duplicates is the window in which a repeated Nats-Msg-Id is
+	// dropped, default 10 minutes.
+	MaxAge, Duplicates time.Duration
 }
 
 // EnsureStream creates or updates the file-backed stream name.
@@ -41,6 +45,12 @@ func (s Stream) Ensure(ctx context.Context, js jetstream.JetStream) error {
 		cfg.Retention = jetstream.WorkQueuePolicy
 		cfg.MaxAge = 0
 	}
+	if s.MaxAge > 0 {
+		cfg.MaxAge = s.MaxAge
+	}
+	if s.Duplicates > 0 {
+		cfg.Duplicates = s.Duplicates
+	}
 	if _, err := js.CreateOrUpdateStream(ctx, cfg); err != nil {
 		return fmt.Errorf("natsx.EnsureStream %s: %w", s.Name, err)
 	}
@@ -51,6 +61,15 @@ func (s Stream) Ensure(ctx context.Context, js jetstream.JetStream) error {
 // invalid). A batch failing with it is retried one message at a time, and
 // a single poisoned message is terminated instead of redelivered for ever.
 var ErrPoison = errors.New("poisoned event")
+
+// Later is a handler's answer for a message that cannot be handled yet
+// (work another instance holds): it comes back after the delay, without
+// counting as a failure.
+func Later(d time.Duration) error { return later(d) }
+
+type later time.Duration
+
+func (l later) Error() string { return "not yet: again in " + time.Duration(l).String() }
 
 // BatchHandler handles a batch of messages. Returning nil acknowledges them
 // all; an error asks for the redelivery of all of them. Handlers must be
@@ -249,6 +268,12 @@ func (w *worker) handle(ctx context.Context, msgs []jetstream.Msg) {
 		// One bad event must not hold the others back.
 		for _, m := range msgs {
 			w.handle(ctx, []jetstream.Msg{m})
+		}
+	case errors.As(err, new(later)):
+		var l later
+		errors.As(err, &l)
+		for _, m := range msgs {
+			_ = m.NakWithDelay(time.Duration(l))
 		}
 	case errors.Is(err, ErrPoison):
 		w.log.Error("dropping an event that cannot be handled", "stream", w.c.Stream, "consumer", w.c.Durable, "event", EventID(msgs[0]), "err", err)

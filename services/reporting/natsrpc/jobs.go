@@ -3,8 +3,10 @@ package natsrpc
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -19,7 +21,8 @@ const ExportWorker = "reporting-export-worker"
 
 // JobStream is the work-queue stream of export job commands, which the
 // reporting service owns.
-var JobStream = natsx.Stream{Name: reportingv1.StreamJobs, Subjects: []string{reportingv1.JobsFilter}, WorkQueue: true}
+var JobStream = natsx.Stream{Name: reportingv1.StreamJobs, Subjects: []string{reportingv1.JobsFilter}, WorkQueue: true,
+	MaxAge: 48 * time.Hour, Duplicates: time.Minute}
 
 // JobQueue publishes export job commands to the work queue, with the job
 // id as message id so a repeated publish within the duplicate window is
@@ -49,18 +52,23 @@ func (q JobQueue) Enqueue(ctx context.Context, cmd reportingv1.ExportJobCommand)
 // ExportJobs is the consumer of the job queue: two workers each build one
 // job at a time with Service.RunExportJob (the shared consumer keeps the
 // message theirs while they work). A job another worker holds under a
-// fresh lease (reporting.ErrJobBusy) and a job that failed to run come
-// back after half a lease, when the holder has either finished or lost it.
+// fresh lease (reporting.ErrJobBusy) comes back after half a lease, when
+// the holder has either finished or lost it; a job that failed to run comes
+// back after RetryDelay.
 func ExportJobs(svc *reporting.Service) natsx.Consumer {
 	return natsx.Consumer{
 		Stream: reportingv1.StreamJobs, Durable: ExportWorker, Filter: reportingv1.SubjectExportCommand,
-		Workers: 2, RetryDelay: reporting.JobLease / 2,
+		Workers: 2, RetryDelay: 5 * time.Second,
 		Handle: natsx.Each(func(ctx context.Context, m jetstream.Msg) error {
 			var cmd reportingv1.ExportJobCommand
 			if err := json.Unmarshal(m.Data(), &cmd); err != nil || cmd.JobID == "" || cmd.TenantID == "" {
 				return fmt.Errorf("%w: malformed export job command: %v", natsx.ErrPoison, err)
 			}
-			return svc.RunExportJob(ctx, cmd.TenantID, cmd.JobID)
+			err := svc.RunExportJob(ctx, cmd.TenantID, cmd.JobID)
+			if errors.Is(err, reporting.ErrJobBusy) {
+				return natsx.Later(reporting.JobLease / 2)
+			}
+			return err
 		}),
 	}
 }
