@@ -123,10 +123,12 @@ type Deps struct {
 }
 
 // PruneEvery is how often expired idempotency keys and handled-event ids
-// are dropped; HandledFor is how long handled-event ids are kept.
+// are dropped; HandledFor is how long handled-event ids are kept: longer
+// than a stream keeps events (30 days), so a consumer replaying a stream
+// from its start still handles each event once.
 const (
 	PruneEvery = time.Hour
-	HandledFor = 30 * 24 * time.Hour
+	HandledFor = 35 * 24 * time.Hour
 )
 
 // Run serves svc until ctx ends, then drains and stops.
