@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/ledgerplatform/ledger/gateway/gatewayd"
+	"github.com/ledgerplatform/ledger/pkg/daemon"
 	"github.com/ledgerplatform/ledger/pkg/db"
 	"github.com/ledgerplatform/ledger/pkg/natsembed"
 	"github.com/ledgerplatform/ledger/services/identity/identityd"
@@ -31,7 +32,7 @@ type Config struct {
 	NATSPort  int    // NATS_PORT for the embedded server, default 14222 (-1 picks one)
 	Identity  identityd.Config
 	Ledger    ledgerd.Config
-	Periods   periodsd.Config
+	Periods   daemon.Config
 	Reporting reportingd.Config
 	Gateway   gatewayd.Config
 }
@@ -56,7 +57,11 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	if c.Ledger, err = ledgerd.LoadConfig(getenv); err != nil {
 		return c, err
 	}
-	if c.Periods, err = periodsd.LoadConfig(getenv); err != nil {
+	periods, err := periodsd.Service(getenv)
+	if err != nil {
+		return c, err
+	}
+	if c.Periods, err = daemon.LoadConfig(periods.Name, getenv); err != nil {
 		return c, err
 	}
 	if c.Reporting, err = reportingd.LoadConfig(getenv); err != nil {
@@ -140,7 +145,11 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 			return ledgerd.Run(ctx, cfg.Ledger, ledgerd.Deps{Pool: owner, NC: deps.NC, Log: log.With("service", "ledger"), Ready: ready})
 		}},
 		{"periods", func(ctx context.Context, ready func()) error {
-			return periodsd.Run(ctx, cfg.Periods, periodsd.Deps{Pool: owner, NC: deps.NC, Log: log.With("service", "periods"), Ready: ready})
+			svc, err := periodsd.Service(cfg.Periods.Getenv)
+			if err != nil {
+				return err
+			}
+			return daemon.Run(ctx, svc, cfg.Periods, daemon.Deps{Pool: owner, NC: deps.NC, Log: log, Ready: ready})
 		}},
 		{"reporting", func(ctx context.Context, ready func()) error {
 			return reportingd.Run(ctx, cfg.Reporting, reportingd.Deps{Pool: owner, NC: deps.NC, Log: log.With("service", "reporting"), Ready: ready})
