@@ -34,7 +34,7 @@ type Config struct {
 	NATSPort  int    // NATS_PORT for the embedded server, default 14222 (-1 picks one)
 	Identity  daemon.Config
 	Ledger    ledgerd.Config
-	Periods   periodsd.Config
+	Periods   daemon.Config
 	Reporting daemon.Config
 	Gateway   gatewayd.Config
 	// Getenv is the environment services on the shared shape read.
@@ -64,7 +64,11 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	if c.Ledger, err = ledgerd.LoadConfig(getenv); err != nil {
 		return c, err
 	}
-	if c.Periods, err = periodsd.LoadConfig(getenv); err != nil {
+	periods, err := periodsd.Service(getenv)
+	if err != nil {
+		return c, err
+	}
+	if c.Periods, err = daemon.LoadConfig(periods.Name, getenv); err != nil {
 		return c, err
 	}
 	if c.Reporting, err = daemon.LoadConfig("reporting", getenv); err != nil {
@@ -155,7 +159,11 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 			return ledgerd.Run(ctx, cfg.Ledger, ledgerd.Deps{Pool: owner, NC: deps.NC, Log: log.With("service", "ledger"), Ready: ready})
 		}},
 		{"periods", func(ctx context.Context, ready func()) error {
-			return periodsd.Run(ctx, cfg.Periods, periodsd.Deps{Pool: owner, NC: deps.NC, Log: log.With("service", "periods"), Ready: ready})
+			svc, err := periodsd.Service(cfg.Periods.Getenv)
+			if err != nil {
+				return err
+			}
+			return daemon.Run(ctx, svc, cfg.Periods, daemon.Deps{Pool: owner, NC: deps.NC, Log: log, Ready: ready})
 		}},
 		{"reporting", func(ctx context.Context, ready func()) error {
 			svc, err := reportingd.Service(cfg.Reporting.Getenv)

@@ -2,15 +2,9 @@ package periods
 
 import (
 	"context"
-	"time"
 
 	"github.com/ledgerplatform/ledger/pkg/errs"
 )
-
-// ProcessedRetention is how long consumed event ids are remembered: longer
-// than the JetStream streams keep events (30 days), so even a consumer
-// replayed from the start of a stream counts every event once.
-const ProcessedRetention = 35 * 24 * time.Hour
 
 // ValidBooking reports whether a booking event can be counted.
 func ValidBooking(b Booking) bool {
@@ -61,10 +55,4 @@ func (s *Service) ApplyLockSet(ctx context.Context, ev LockSet) (bool, error) {
 	}
 	changed, err := s.store.ApplyLockSet(ctx, ev)
 	return changed, errs.Wrap("periods.ApplyLockSet", err)
-}
-
-// PruneProcessed forgets consumed event ids older than ProcessedRetention.
-func (s *Service) PruneProcessed(ctx context.Context) (int64, error) {
-	n, err := s.store.PruneProcessed(ctx, s.now().Add(-ProcessedRetention))
-	return n, errs.Wrap("periods.PruneProcessed", err)
 }

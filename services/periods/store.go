@@ -2,7 +2,6 @@ package periods
 
 import (
 	"context"
-	"time"
 
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
 	"github.com/ledgerplatform/ledger/contracts/periodsv1"
@@ -52,8 +51,6 @@ type Store interface {
 	// event (see Service.ApplyLockSet) and records the event id; a
 	// recorded id is skipped. It reports whether the local status changed.
 	ApplyLockSet(ctx context.Context, ev LockSet) (bool, error)
-	// PruneProcessed forgets event ids recorded before the time.
-	PruneProcessed(ctx context.Context, before time.Time) (int64, error)
 
 	// Tasks lists the manual closing tasks of a period.
 	Tasks(ctx context.Context, tenant, period string) ([]periodsv1.Task, error)

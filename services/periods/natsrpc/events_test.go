@@ -13,6 +13,7 @@ import (
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
 	"github.com/ledgerplatform/ledger/contracts/periodsv1"
 	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/testkit"
 	"github.com/ledgerplatform/ledger/services/periods/internal/periodstest"
 	"github.com/ledgerplatform/ledger/services/periods/natsrpc"
 )
@@ -20,7 +21,7 @@ import (
 // counts lists the booking counts of the caller's periods that have any.
 func (h *harness) counts(t *testing.T, tenant string) map[string]int64 {
 	t.Helper()
-	rows, err := h.Owner.Query(context.Background(), "SELECT period, booking_count FROM periods.periods WHERE tenant_id = $1 AND booking_count > 0", tenant)
+	rows, err := h.Pool.Query(context.Background(), "SELECT period, booking_count FROM periods.periods WHERE tenant_id = $1 AND booking_count > 0", tenant)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,27 +36,6 @@ func (h *harness) counts(t *testing.T, tenant string) map[string]int64 {
 		out[p] = n
 	}
 	return out
-}
-
-// replay stops the service's consumers, deletes a durable consumer and
-// starts both again: the recreated one gets every event of the stream
-// again, as after a lost acknowledgement, only more so.
-func (h *harness) replay(t *testing.T, durable string) {
-	t.Helper()
-	h.Stop()
-	ctx := context.Background()
-	if err := h.JS.DeleteConsumer(ctx, ledgerv1.StreamEvents, durable); err != nil {
-		t.Fatal(err)
-	}
-	runCtx, cancel := context.WithCancel(ctx)
-	t.Cleanup(cancel)
-	if err := natsrpc.ConsumeBookings(runCtx, h.JS, h.Svc, h.Log); err != nil {
-		t.Fatal(err)
-	}
-	if err := natsrpc.ConsumeLocks(runCtx, h.JS, h.Svc, h.Log); err != nil {
-		t.Fatal(err)
-	}
-	periodstest.Eventually(t, "the replay", func() bool { return h.Drained(t, durable) })
 }
 
 // Periods come into being as bookings arrive, and each posted intent counts
@@ -77,7 +57,7 @@ func TestBookingCounts(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	periodstest.Eventually(t, "bookings counted", func() bool { return h.Drained(t, natsrpc.BookingsConsumer) })
+	testkit.Eventually(t, "bookings counted", func() bool { return h.Drained(t, natsrpc.BookingsConsumer) })
 
 	wantA := map[string]int64{"2025-02": 3, "2024-11": 1, "2024-13": 1}
 	wantB := map[string]int64{"2025-02": 1}
@@ -123,7 +103,7 @@ func TestBookingBurst(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("publishing timed out")
 	}
-	periodstest.Eventually(t, "the burst counted", func() bool { return h.Drained(t, natsrpc.BookingsConsumer) })
+	testkit.Eventually(t, "the burst counted", func() bool { return h.Drained(t, natsrpc.BookingsConsumer) })
 	if diff := cmp.Diff(map[string]int64{"2025-01": n / 3, "2025-02": n / 3, "2025-03": n / 3}, h.counts(t, a.TenantID)); diff != "" {
 		t.Errorf("counts (-want +got):\n%s", diff)
 	}
@@ -137,7 +117,7 @@ func TestReconcileFromLedger(t *testing.T) {
 	c := periodstest.Tenant("Reconcile")
 	settled := func() {
 		t.Helper()
-		periodstest.Eventually(t, "lock events applied", func() bool { return h.Drained(t, natsrpc.LocksConsumer) })
+		testkit.Eventually(t, "lock events applied", func() bool { return h.Drained(t, natsrpc.LocksConsumer) })
 	}
 
 	// A change the ledger applied on its own (a crash here after its commit).
@@ -147,17 +127,17 @@ func TestReconcileFromLedger(t *testing.T) {
 	if p.Status != "soft-locked" || p.LockedBy == nil || *p.LockedBy != "ops@example.com" || p.LockedAt == nil {
 		t.Errorf("2025-06 after the ledger's event: %+v", p)
 	}
-	h.fails(t, periodsv1.SubjectSoftLock, rq{as: c, params: param("period", "2025-06")}, http.StatusConflict, errs.PeriodAlreadySoftLocked)
+	h.Fails(periodsv1.SubjectSoftLock, testkit.Rq{As: c, Params: param("period", "2025-06")}, http.StatusConflict, errs.PeriodAlreadySoftLocked)
 
 	// The ledger applies a hard-lock but the answer never arrives.
 	h.Peers.FailLocks(errs.Timeout, true)
-	h.fails(t, periodsv1.SubjectLock, rq{as: c, params: param("period", "2025-06")}, http.StatusGatewayTimeout, errs.Timeout)
+	h.Fails(periodsv1.SubjectLock, testkit.Rq{As: c, Params: param("period", "2025-06")}, http.StatusGatewayTimeout, errs.Timeout)
 	settled()
 	if st, _ := h.status(t, c.TenantID, "2025-06"); st != "hard-locked" {
 		t.Errorf("after the ledger's event: %q, want hard-locked", st)
 	}
 	h.Peers.FailLocks("", false)
-	h.fails(t, periodsv1.SubjectReopen, rq{as: c, params: param("period", "2025-06")}, http.StatusConflict, errs.PeriodAlreadyLocked)
+	h.Fails(periodsv1.SubjectReopen, testkit.Rq{As: c, Params: param("period", "2025-06")}, http.StatusConflict, errs.PeriodAlreadyLocked)
 
 	// An adjustment period the ledger knows and this service does not.
 	h.Peers.PublishLockSet(t, ledgerv1.SetPeriodLock{TenantID: c.TenantID, Period: "2026-13", Status: "open"})
@@ -165,7 +145,7 @@ func TestReconcileFromLedger(t *testing.T) {
 	if p := h.periods(t, c)["2026-13"]; p.Status != "open" || !p.IsAdjustment {
 		t.Errorf("2026-13 after the ledger's event: %+v", p)
 	}
-	h.fails(t, periodsv1.SubjectCreateAdjustment, rq{as: c, params: param("year", "2026")}, http.StatusConflict, errs.Conflict)
+	h.Fails(periodsv1.SubjectCreateAdjustment, testkit.Rq{As: c, Params: param("year", "2026")}, http.StatusConflict, errs.Conflict)
 
 	// Malformed events are dropped.
 	for _, bad := range []string{`{`, `{"tenant_id":"` + c.TenantID + `","period":"2025-07","status":"closed"}`} {
@@ -219,7 +199,7 @@ func TestEchoesDoNotFlipState(t *testing.T) {
 
 	// Once the echoes are in, a change of the ledger's own is taken over.
 	h.Peers.PublishLockSet(t, ledgerv1.SetPeriodLock{TenantID: c.TenantID, Period: "2025-07", Status: "soft-locked", LockedBy: "ledger"})
-	periodstest.Eventually(t, "the ledger's change", func() bool {
+	testkit.Eventually(t, "the ledger's change", func() bool {
 		st, _ := h.status(t, c.TenantID, "2025-07")
 		return st == "soft-locked"
 	})

@@ -2,110 +2,69 @@ package natsrpc_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"net/url"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
 	"github.com/ledgerplatform/ledger/contracts/periodsv1"
 	"github.com/ledgerplatform/ledger/pkg/auth"
-	"github.com/ledgerplatform/ledger/pkg/errs"
-	"github.com/ledgerplatform/ledger/pkg/natsx"
+	"github.com/ledgerplatform/ledger/pkg/testkit"
+	"github.com/ledgerplatform/ledger/services/periods"
 	"github.com/ledgerplatform/ledger/services/periods/internal/periodstest"
+	"github.com/ledgerplatform/ledger/services/periods/periodsd"
+	"github.com/ledgerplatform/ledger/services/periods/postgres"
 )
 
 // today is the service's clock in these tests: the current fiscal year of
 // a calendar-year tenant is 2025.
 var today = time.Date(2025, 3, 15, 10, 0, 0, 0, time.UTC)
 
+// harness is the periods daemon with fake peers on testkit.RPC.
 type harness struct {
-	*periodstest.Env
+	*testkit.RPC
+	t     *testing.T
+	Peers *periodstest.Peers
+	stop  func() error
 }
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
-	return &harness{periodstest.New(t, today)}
+	h := &harness{RPC: testkit.NewRPC(t, postgres.Migrations), t: t}
+	h.Peers = periodstest.StartPeers(t, h.RPC)
+	h.start()
+	return h
 }
 
-// rq is one request: who sends it and what it carries. body is sent as is
-// when it is a string and as JSON otherwise.
-type rq struct {
-	as     *auth.Claims
-	params map[string]string
-	query  url.Values
-	body   any
+func (h *harness) start() {
+	h.stop = periodstest.Start(h.t, h.RPC, periodsd.Declare(periods.WithClock(func() time.Time { return today })))
 }
 
-type reply struct {
-	status int
-	code   string
-	body   []byte
-	err    errs.Body
-}
-
-func (h *harness) call(t *testing.T, subject string, r rq) reply {
+// replay stops the service, deletes a durable consumer and starts the
+// service again: the recreated consumer gets every event of the stream
+// again, as after a lost acknowledgement, only more so.
+func (h *harness) replay(t *testing.T, durable string) {
 	t.Helper()
-	ctx := context.Background()
-	if r.as != nil {
-		ctx = auth.WithClaims(ctx, r.as)
+	if err := h.stop(); err != nil {
+		t.Fatal(err)
 	}
-	req := &natsx.Request{Query: r.query, Params: url.Values{}}
-	for k, v := range r.params {
-		req.Params.Set(k, v)
+	if err := h.JS.DeleteConsumer(context.Background(), ledgerv1.StreamEvents, durable); err != nil {
+		t.Fatal(err)
 	}
-	switch b := r.body.(type) {
-	case nil:
-	case string:
-		req.Body = []byte(b)
-	default:
-		var err error
-		if req.Body, err = json.Marshal(b); err != nil {
-			t.Fatal(err)
-		}
-	}
-	resp, err := h.Client.Do(ctx, subject, req)
-	if err != nil {
-		t.Fatalf("%s: %v", subject, err)
-	}
-	out := reply{status: resp.Status, code: resp.ErrCode, body: resp.Body}
-	if out.code != "" {
-		_ = json.Unmarshal(resp.Body, &out.err)
-	}
-	return out
+	h.start()
+	testkit.Eventually(t, "the replay", func() bool { return h.Drained(t, durable) })
 }
 
-// ok calls subject, wants the status and decodes the body into out.
-func (h *harness) ok(t *testing.T, subject string, r rq, status int, out any) {
-	t.Helper()
-	got := h.call(t, subject, r)
-	if got.status != status || got.code != "" {
-		t.Fatalf("%s %v: status %d %s %s, want %d", subject, r.params, got.status, got.code, got.body, status)
-	}
-	if out != nil {
-		if err := json.Unmarshal(got.body, out); err != nil {
-			t.Fatalf("%s: decode %s: %v", subject, got.body, err)
-		}
-	}
-}
-
-// fails calls subject and wants the error code and status.
-func (h *harness) fails(t *testing.T, subject string, r rq, status int, code string) reply {
-	t.Helper()
-	got := h.call(t, subject, r)
-	if got.status != status || got.code != code {
-		t.Fatalf("%s %v: status %d %s %s, want %d %s", subject, r.params, got.status, got.code, got.body, status, code)
-	}
-	return got
-}
+// Drained reports whether the consumer handled every event so far.
+func (h *harness) Drained(t *testing.T, durable string) bool { return h.Peers.Drained(t, durable) }
 
 // periods lists the caller's periods by period.
 func (h *harness) periods(t *testing.T, c *auth.Claims) map[string]periodsv1.Period {
 	t.Helper()
 	var ps []periodsv1.Period
-	h.ok(t, periodsv1.SubjectList, rq{as: c}, 200, &ps)
+	h.OK(periodsv1.SubjectList, testkit.Rq{As: c}, 200, &ps)
 	out := map[string]periodsv1.Period{}
 	for _, p := range ps {
 		out[p.Period] = p
@@ -116,7 +75,7 @@ func (h *harness) periods(t *testing.T, c *auth.Claims) map[string]periodsv1.Per
 // status reads a period's status behind the service ("" without a row).
 func (h *harness) status(t *testing.T, tenant, period string) (status string, unconfirmed int) {
 	t.Helper()
-	err := h.Owner.QueryRow(context.Background(), "SELECT status, unconfirmed FROM periods.periods WHERE tenant_id = $1 AND period = $2", tenant, period).Scan(&status, &unconfirmed)
+	err := h.Pool.QueryRow(context.Background(), "SELECT status, unconfirmed FROM periods.periods WHERE tenant_id = $1 AND period = $2", tenant, period).Scan(&status, &unconfirmed)
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		t.Fatal(err)
 	}

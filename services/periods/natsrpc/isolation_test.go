@@ -10,8 +10,10 @@ import (
 	"github.com/ledgerplatform/ledger/contracts/periodsv1"
 	"github.com/ledgerplatform/ledger/pkg/db"
 	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/testkit"
 	"github.com/ledgerplatform/ledger/services/periods/internal/periodstest"
 	"github.com/ledgerplatform/ledger/services/periods/natsrpc"
+	"github.com/ledgerplatform/ledger/services/periods/postgres"
 )
 
 // Tenant B sees and changes nothing of tenant A.
@@ -22,11 +24,11 @@ func TestTenantIsolation(t *testing.T) {
 	h.Peers.SetFiscalStart(b.TenantID, 7)
 	h.transition(t, periodsv1.SubjectSoftLock, a, "2025-02")
 	h.transition(t, periodsv1.SubjectLock, a, "2023-01")
-	h.ok(t, periodsv1.SubjectCreateAdjustment, rq{as: a, params: param("year", "2024")}, http.StatusCreated, nil)
+	h.OK(periodsv1.SubjectCreateAdjustment, testkit.Rq{As: a, Params: param("year", "2024")}, http.StatusCreated, nil)
 	periodstest.PublishIntent(t, h.JS, "iso-1", a.TenantID, "2025-02")
-	periodstest.Eventually(t, "bookings counted", func() bool { return h.Drained(t, natsrpc.BookingsConsumer) })
+	testkit.Eventually(t, "bookings counted", func() bool { return h.Drained(t, natsrpc.BookingsConsumer) })
 	var task periodsv1.Task
-	h.ok(t, periodsv1.SubjectTasksCreate, rq{as: a, body: map[string]any{"period": "2025-02", "title": "A's task"}}, http.StatusCreated, &task)
+	h.OK(periodsv1.SubjectTasksCreate, testkit.Rq{As: a, Body: map[string]any{"period": "2025-02", "title": "A's task"}}, http.StatusCreated, &task)
 
 	bs := h.periods(t, b)
 	if p := bs["2025-02"]; p.Status != "open" || p.BookingCount != 0 || p.PeriodNumber != 8 {
@@ -40,12 +42,12 @@ func TestTenantIsolation(t *testing.T) {
 	if l := h.tasks(t, b, "2025-02"); len(l.Tasks) != 4 {
 		t.Errorf("B's checklist of 2025-02 has %d tasks, want the 4 computed ones", len(l.Tasks))
 	}
-	h.fails(t, periodsv1.SubjectTasksUpdate, rq{as: b, params: param("id", task.ID), body: map[string]any{"status": "done"}}, http.StatusNotFound, errs.NotFound)
-	h.fails(t, periodsv1.SubjectSoftLock, rq{as: b, params: param("period", "2024-13")}, http.StatusNotFound, errs.NotFound)
-	h.fails(t, periodsv1.SubjectReopen, rq{as: b, params: param("period", "2025-02")}, http.StatusConflict, errs.PeriodNotLocked)
+	h.Fails(periodsv1.SubjectTasksUpdate, testkit.Rq{As: b, Params: param("id", task.ID), Body: map[string]any{"status": "done"}}, http.StatusNotFound, errs.NotFound)
+	h.Fails(periodsv1.SubjectSoftLock, testkit.Rq{As: b, Params: param("period", "2024-13")}, http.StatusNotFound, errs.NotFound)
+	h.Fails(periodsv1.SubjectReopen, testkit.Rq{As: b, Params: param("period", "2025-02")}, http.StatusConflict, errs.PeriodNotLocked)
 	// B's own lock of the same month is B's alone.
 	h.transition(t, periodsv1.SubjectLock, b, "2025-02")
-	h.ok(t, periodsv1.SubjectCreateAdjustment, rq{as: b, params: param("year", "2024")}, http.StatusCreated, nil)
+	h.OK(periodsv1.SubjectCreateAdjustment, testkit.Rq{As: b, Params: param("year", "2024")}, http.StatusCreated, nil)
 
 	as := h.periods(t, a)
 	if p := as["2025-02"]; p.Status != "soft-locked" || p.BookingCount != 1 {
@@ -57,9 +59,14 @@ func TestTenantIsolation(t *testing.T) {
 
 	// Row-level security fences the service role even without a filter.
 	ctx := context.Background()
+	svcPool, err := db.Open(ctx, h.DBURL, postgres.Migrations.Role, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svcPool.Close()
 	for setting, want := range map[string]int{b.TenantID: 0, "": 0, a.TenantID: 15} {
 		var n int
-		err := db.WithTx(ctx, h.Pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
+		err := db.WithTx(ctx, svcPool, pgx.TxOptions{}, func(tx pgx.Tx) error {
 			if setting != "" {
 				if err := db.SetTenant(ctx, tx, setting); err != nil {
 					return err

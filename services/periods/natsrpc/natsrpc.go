@@ -1,41 +1,44 @@
-// Package natsrpc serves the periods service's NATS subjects (the
-// contracts/periodsv1 request/reply surface), consumes the ledger's events
-// and speaks to the peers the service depends on (ledger, identity).
+// Package natsrpc is the periods service's NATS transport: the route table
+// of the contracts/periodsv1 request/reply surface, the consumers of the
+// ledger's events and the peers the service depends on (ledger, identity).
 package natsrpc
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/go-kit/kit/endpoint"
 
 	"github.com/ledgerplatform/ledger/contracts/periodsv1"
 	"github.com/ledgerplatform/ledger/pkg/auth"
-	"github.com/ledgerplatform/ledger/pkg/errs"
-	"github.com/ledgerplatform/ledger/pkg/idem"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
 	"github.com/ledgerplatform/ledger/services/periods"
 )
 
-// mutating lists the subjects that honour Idempotency-Key.
-var mutating = []string{periodsv1.SubjectSoftLock, periodsv1.SubjectLock, periodsv1.SubjectReopen,
-	periodsv1.SubjectCreateAdjustment, periodsv1.SubjectTasksCreate, periodsv1.SubjectTasksUpdate}
+// Routes is the route table of every periodsv1 subject. Every route but
+// the internal SubjectStatus acts for the tenant of the caller's claims;
+// the mutating ones honour Idempotency-Key.
+func Routes(svc *periods.Service) []natsx.Route {
+	return []natsx.Route{
+		{Subject: periodsv1.SubjectList, Decode: natsx.Nothing, Endpoint: asCaller(func(ctx context.Context, c *auth.Claims, _ struct{}) ([]periodsv1.Period, error) {
+			return svc.List(ctx, c)
+		})},
+		{Subject: periodsv1.SubjectSoftLock, Decode: param("period"), Endpoint: asCaller(svc.SoftLock), Idempotent: true},
+		{Subject: periodsv1.SubjectLock, Decode: param("period"), Endpoint: asCaller(ok(svc.Lock)), Idempotent: true},
+		{Subject: periodsv1.SubjectReopen, Decode: param("period"), Endpoint: asCaller(ok(svc.Reopen)), Idempotent: true},
+		{Subject: periodsv1.SubjectCreateAdjustment, Decode: param("year"), Endpoint: asCaller(created(ok(svc.CreateAdjustment))), Idempotent: true},
+		{Subject: periodsv1.SubjectTasksList, Decode: query("period"), Endpoint: asCaller(svc.Tasks)},
+		{Subject: periodsv1.SubjectTasksCreate, Decode: natsx.JSON[periods.TaskInput], Endpoint: asCaller(created(svc.CreateTask)), Idempotent: true},
+		{Subject: periodsv1.SubjectTasksUpdate, Decode: decodeTaskChange, Endpoint: asCaller(func(ctx context.Context, c *auth.Claims, r taskChange) (periodsv1.Task, error) {
+			return svc.UpdateTask(ctx, c, r.ID, r.Change)
+		}), Idempotent: true},
+		// Internal: the tenant is in the body.
+		{Subject: periodsv1.SubjectStatus, Decode: natsx.JSON[periodsv1.StatusRequest], Endpoint: natsx.Typed(svc.Statuses), Internal: true},
+	}
+}
 
-// Register serves every periods subject on s. With keys set, mutating
-// requests carrying an Idempotency-Key answer a repeat with the first answer.
-func Register(s *natsx.Server, svc *periods.Service, keys idem.Store) error {
-	eps := Endpoints(svc)
-	if keys != nil {
-		for _, subject := range mutating {
-			eps[subject] = idem.Middleware(keys, subject)(eps[subject])
-		}
-	}
-	for subject, e := range eps {
-		if err := s.Handle(subject, e); err != nil {
-			return fmt.Errorf("natsrpc.Register: %w", err)
-		}
-	}
-	return nil
+// asCaller is the endpoint of a service method acting for the caller.
+func asCaller[Req, Resp any](f func(context.Context, *auth.Claims, Req) (Resp, error)) endpoint.Endpoint {
+	return natsx.Typed(func(ctx context.Context, r Req) (Resp, error) { return f(ctx, natsx.Claims(ctx), r) })
 }
 
 // okPeriod is the answer of lock, reopen and create-adjustment.
@@ -44,82 +47,39 @@ type okPeriod struct {
 	Period periodsv1.Period `json:"period"`
 }
 
-// Endpoints returns the endpoint of every request/reply subject of
-// periodsv1. Every subject but the internal SubjectStatus acts for the
-// tenant of the caller's claims and answers UNAUTHENTICATED without them.
-func Endpoints(svc *periods.Service) map[string]endpoint.Endpoint {
-	return map[string]endpoint.Endpoint{
-		periodsv1.SubjectList: authenticated(func(ctx context.Context, c *auth.Claims, r *natsx.Request) (any, error) {
-			return svc.List(ctx, c)
-		}),
-		periodsv1.SubjectSoftLock: authenticated(func(ctx context.Context, c *auth.Claims, r *natsx.Request) (any, error) {
-			return svc.SoftLock(ctx, c, r.Param("period"))
-		}),
-		periodsv1.SubjectLock: authenticated(func(ctx context.Context, c *auth.Claims, r *natsx.Request) (any, error) {
-			p, err := svc.Lock(ctx, c, r.Param("period"))
-			if err != nil {
-				return nil, err
-			}
-			return okPeriod{OK: true, Period: p}, nil
-		}),
-		periodsv1.SubjectReopen: authenticated(func(ctx context.Context, c *auth.Claims, r *natsx.Request) (any, error) {
-			p, err := svc.Reopen(ctx, c, r.Param("period"))
-			if err != nil {
-				return nil, err
-			}
-			return okPeriod{OK: true, Period: p}, nil
-		}),
-		periodsv1.SubjectCreateAdjustment: authenticated(func(ctx context.Context, c *auth.Claims, r *natsx.Request) (any, error) {
-			p, err := svc.CreateAdjustment(ctx, c, r.Param("year"))
-			if err != nil {
-				return nil, err
-			}
-			return natsx.Created(okPeriod{OK: true, Period: p}), nil
-		}),
-		periodsv1.SubjectTasksList: authenticated(func(ctx context.Context, c *auth.Claims, r *natsx.Request) (any, error) {
-			return svc.Tasks(ctx, c, r.Query.Get("period"))
-		}),
-		periodsv1.SubjectTasksCreate: authenticated(func(ctx context.Context, c *auth.Claims, r *natsx.Request) (any, error) {
-			var in periods.TaskInput
-			if err := natsx.Decode(r.Body, &in); err != nil {
-				return nil, err
-			}
-			t, err := svc.CreateTask(ctx, c, in)
-			if err != nil {
-				return nil, err
-			}
-			return natsx.Created(t), nil
-		}),
-		periodsv1.SubjectTasksUpdate: authenticated(func(ctx context.Context, c *auth.Claims, r *natsx.Request) (any, error) {
-			var in periods.TaskUpdate
-			if err := natsx.Decode(r.Body, &in); err != nil {
-				return nil, err
-			}
-			return svc.UpdateTask(ctx, c, r.Param("id"), in)
-		}),
-		// Internal: the tenant is in the body.
-		periodsv1.SubjectStatus: func(ctx context.Context, req any) (any, error) {
-			var in periodsv1.StatusRequest
-			if err := natsx.Decode(req.(*natsx.Request).Body, &in); err != nil {
-				return nil, err
-			}
-			return svc.Statuses(ctx, in)
-		},
+func ok(f func(context.Context, *auth.Claims, string) (periodsv1.Period, error)) func(context.Context, *auth.Claims, string) (okPeriod, error) {
+	return func(ctx context.Context, c *auth.Claims, s string) (okPeriod, error) {
+		p, err := f(ctx, c, s)
+		return okPeriod{OK: true, Period: p}, err
 	}
 }
 
-// authenticated adapts a handler that acts for the caller in the claims
-// the gateway attached.
-func authenticated(f func(context.Context, *auth.Claims, *natsx.Request) (any, error)) endpoint.Endpoint {
-	return func(ctx context.Context, req any) (any, error) {
-		r, ok := req.(*natsx.Request)
-		if !ok {
-			return nil, fmt.Errorf("natsrpc: unexpected request type %T", req)
+// created answers 201.
+func created[Req, Resp any](f func(context.Context, *auth.Claims, Req) (Resp, error)) func(context.Context, *auth.Claims, Req) (*natsx.Response, error) {
+	return func(ctx context.Context, c *auth.Claims, r Req) (*natsx.Response, error) {
+		v, err := f(ctx, c, r)
+		if err != nil {
+			return nil, err
 		}
-		c := auth.FromContext(ctx)
-		if c == nil || c.TenantID == "" {
-			return nil, errs.E(errs.Unauthenticated, "authentication required")
-		}
-		return f(ctx, c, r)
+		return natsx.Created(v), nil
 	}
+}
+
+func param(name string) natsx.DecodeFunc {
+	return func(_ context.Context, r *natsx.Request) (any, error) { return r.Param(name), nil }
+}
+
+func query(name string) natsx.DecodeFunc {
+	return func(_ context.Context, r *natsx.Request) (any, error) { return r.Query.Get(name), nil }
+}
+
+// taskChange is a change to the manual task ID.
+type taskChange struct {
+	ID     string
+	Change periods.TaskUpdate
+}
+
+func decodeTaskChange(_ context.Context, r *natsx.Request) (any, error) {
+	in := taskChange{ID: r.Param("id")}
+	return in, natsx.Decode(r.Body, &in.Change)
 }

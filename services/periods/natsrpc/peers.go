@@ -5,7 +5,6 @@ import (
 
 	"github.com/ledgerplatform/ledger/contracts/identityv1"
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
-	"github.com/ledgerplatform/ledger/pkg/natsx"
 	"github.com/ledgerplatform/ledger/services/periods"
 )
 
@@ -13,7 +12,8 @@ import (
 // typed clients of their contracts. Calls carry the caller's claims,
 // deadline and request id from ctx.
 type Peers struct {
-	Client *natsx.Client
+	Ledger   ledgerv1.Client
+	Identity identityv1.Client
 }
 
 var (
@@ -23,19 +23,19 @@ var (
 
 // SetPeriodLock implements periods.Ledger.
 func (p Peers) SetPeriodLock(ctx context.Context, cmd ledgerv1.SetPeriodLock) error {
-	_, err := ledgerv1.Client{C: p.Client}.SetPeriodLock(ctx, cmd)
+	_, err := p.Ledger.SetPeriodLock(ctx, cmd)
 	return err
 }
 
 // PendingReviews implements periods.Ledger.
 func (p Peers) PendingReviews(ctx context.Context) (int, error) {
-	n, err := ledgerv1.Client{C: p.Client}.ReviewCount(ctx, "pending")
+	n, err := p.Ledger.ReviewCount(ctx, "pending")
 	return n.Pending, err
 }
 
 // FiscalYearStartMonth implements periods.Tenants.
 func (p Peers) FiscalYearStartMonth(ctx context.Context) (int, error) {
-	t, err := identityv1.Client{C: p.Client}.Tenant(ctx)
+	t, err := p.Identity.Tenant(ctx)
 	if err != nil {
 		return 0, err
 	}

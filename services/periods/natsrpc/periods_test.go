@@ -17,6 +17,7 @@ import (
 	"github.com/ledgerplatform/ledger/pkg/auth"
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
+	"github.com/ledgerplatform/ledger/pkg/testkit"
 	"github.com/ledgerplatform/ledger/services/periods/internal/periodstest"
 )
 
@@ -30,11 +31,11 @@ func (h *harness) transition(t *testing.T, subject string, c *auth.Claims, perio
 	t.Helper()
 	if subject == periodsv1.SubjectSoftLock {
 		var p periodsv1.Period
-		h.ok(t, subject, rq{as: c, params: param("period", period)}, http.StatusOK, &p)
+		h.OK(subject, testkit.Rq{As: c, Params: param("period", period)}, http.StatusOK, &p)
 		return p
 	}
 	var out okPeriod
-	h.ok(t, subject, rq{as: c, params: param("period", period)}, http.StatusOK, &out)
+	h.OK(subject, testkit.Rq{As: c, Params: param("period", period)}, http.StatusOK, &out)
 	if !out.OK {
 		t.Fatalf("%s %s: ok = false", subject, period)
 	}
@@ -79,8 +80,8 @@ func TestLockTransitions(t *testing.T) {
 	var wantCommands []ledgerv1.SetPeriodLock
 	for _, s := range steps {
 		if s.code != "" {
-			got := h.fails(t, s.subject, rq{as: c, params: param("period", s.period)}, s.status, s.code)
-			if got.err.Error == "" {
+			got := h.Fails(s.subject, testkit.Rq{As: c, Params: param("period", s.period)}, s.status, s.code)
+			if got.Err.Error == "" {
 				t.Errorf("%s: refusal without a message", s.name)
 			}
 		} else {
@@ -125,9 +126,9 @@ func TestSoftLockAnswerShape(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	c := &auth.Claims{TenantID: periodstest.Tenant("x").TenantID, UserID: "u1", Email: "anna@example.com", Scopes: []string{"perioden:write"}}
-	got := h.call(t, periodsv1.SubjectSoftLock, rq{as: c, params: param("period", "2025-01")})
+	got := h.Call(periodsv1.SubjectSoftLock, testkit.Rq{As: c, Params: param("period", "2025-01")})
 	var m map[string]any
-	if err := json.Unmarshal(got.body, &m); err != nil {
+	if err := json.Unmarshal(got.Body, &m); err != nil {
 		t.Fatal(err)
 	}
 	keys := []string{}
@@ -138,7 +139,7 @@ func TestSoftLockAnswerShape(t *testing.T) {
 		t.Errorf("fields (-want +got):\n%s", diff)
 	}
 	if m["locked_by"] != "anna@example.com" || m["status"] != "soft-locked" || m["period_number"] != float64(1) {
-		t.Errorf("answer = %s", got.body)
+		t.Errorf("answer = %s", got.Body)
 	}
 }
 
@@ -148,16 +149,16 @@ func TestMalformedPeriods(t *testing.T) {
 	c := periodstest.Tenant("Malformed")
 	for _, subject := range []string{periodsv1.SubjectSoftLock, periodsv1.SubjectLock, periodsv1.SubjectReopen} {
 		for _, p := range []string{"2025-00", "2025-1", "abc", "2025-14", "", "2025-01-01", "0999-01", "2025/01"} {
-			got := h.fails(t, subject, rq{as: c, params: param("period", p)}, http.StatusBadRequest, errs.InvalidInput)
-			if diff := cmp.Diff([]errs.Detail{{Field: "period", Issue: "expected YYYY-MM"}}, got.err.Details); diff != "" {
+			got := h.Fails(subject, testkit.Rq{As: c, Params: param("period", p)}, http.StatusBadRequest, errs.InvalidInput)
+			if diff := cmp.Diff([]errs.Detail{{Field: "period", Issue: "expected YYYY-MM"}}, got.Err.Details); diff != "" {
 				t.Errorf("%s %q: details (-want +got):\n%s", subject, p, diff)
 			}
 		}
 		// The adjustment period exists only once created.
-		h.fails(t, subject, rq{as: c, params: param("period", "2025-13")}, http.StatusNotFound, errs.NotFound)
+		h.Fails(subject, testkit.Rq{As: c, Params: param("period", "2025-13")}, http.StatusNotFound, errs.NotFound)
 	}
 	for _, y := range []string{"25", "abcd", "2025-01", "", "0999", "20255"} {
-		h.fails(t, periodsv1.SubjectCreateAdjustment, rq{as: c, params: param("year", y)}, http.StatusBadRequest, errs.InvalidInput)
+		h.Fails(periodsv1.SubjectCreateAdjustment, testkit.Rq{As: c, Params: param("year", y)}, http.StatusBadRequest, errs.InvalidInput)
 	}
 	if cmds := h.Peers.Commands(); len(cmds) != 0 {
 		t.Errorf("the ledger got %v for refused requests", cmds)
@@ -173,21 +174,21 @@ func TestAdjustmentPeriod(t *testing.T) {
 	c := periodstest.Tenant("Adjust")
 	by := "Adjust (lgr_Adju)"
 	var created okPeriod
-	h.ok(t, periodsv1.SubjectCreateAdjustment, rq{as: c, params: param("year", "2024")}, http.StatusCreated, &created)
+	h.OK(periodsv1.SubjectCreateAdjustment, testkit.Rq{As: c, Params: param("year", "2024")}, http.StatusCreated, &created)
 	want := okPeriod{OK: true, Period: periodsv1.Period{Period: "2024-13", Status: "open", PeriodNumber: 13, IsAdjustment: true}}
 	if diff := cmp.Diff(want, created); diff != "" {
 		t.Errorf("create (-want +got):\n%s", diff)
 	}
-	h.fails(t, periodsv1.SubjectCreateAdjustment, rq{as: c, params: param("year", "2024")}, http.StatusConflict, errs.Conflict)
+	h.Fails(periodsv1.SubjectCreateAdjustment, testkit.Rq{As: c, Params: param("year", "2024")}, http.StatusConflict, errs.Conflict)
 
 	p := h.transition(t, periodsv1.SubjectSoftLock, c, "2024-13")
 	if p.Status != "soft-locked" || p.PeriodNumber != 13 || !p.IsAdjustment {
 		t.Errorf("soft-lock 2024-13 = %+v", p)
 	}
-	h.fails(t, periodsv1.SubjectSoftLock, rq{as: c, params: param("period", "2024-13")}, http.StatusConflict, errs.PeriodAlreadySoftLocked)
+	h.Fails(periodsv1.SubjectSoftLock, testkit.Rq{As: c, Params: param("period", "2024-13")}, http.StatusConflict, errs.PeriodAlreadySoftLocked)
 	h.transition(t, periodsv1.SubjectReopen, c, "2024-13")
 	h.transition(t, periodsv1.SubjectLock, c, "2024-13")
-	h.fails(t, periodsv1.SubjectReopen, rq{as: c, params: param("period", "2024-13")}, http.StatusConflict, errs.PeriodAlreadyLocked)
+	h.Fails(periodsv1.SubjectReopen, testkit.Rq{As: c, Params: param("period", "2024-13")}, http.StatusConflict, errs.PeriodAlreadyLocked)
 
 	wantCommands := []ledgerv1.SetPeriodLock{
 		{TenantID: c.TenantID, Period: "2024-13", Status: "open", LockedBy: by},
@@ -201,7 +202,7 @@ func TestAdjustmentPeriod(t *testing.T) {
 
 	// Newest first: the adjustment period follows December of its year.
 	var ps []periodsv1.Period
-	h.ok(t, periodsv1.SubjectList, rq{as: c}, http.StatusOK, &ps)
+	h.OK(periodsv1.SubjectList, testkit.Rq{As: c}, http.StatusOK, &ps)
 	var order []string
 	for _, p := range ps {
 		order = append(order, p.Period)
@@ -222,11 +223,11 @@ func TestListFiscalYear(t *testing.T) {
 	h.transition(t, periodsv1.SubjectSoftLock, c, "2023-05")
 	periodstest.PublishIntent(t, h.JS, "fy-1", c.TenantID, "2024-06")
 	periodstest.PublishIntent(t, h.JS, "fy-2", c.TenantID, "2024-06")
-	periodstest.Eventually(t, "bookings counted", func() bool { return h.Drained(t, "periods-bookings") })
+	testkit.Eventually(t, "bookings counted", func() bool { return h.Drained(t, "periods-bookings") })
 
 	var ps []periodsv1.Period
 	for range 2 { // listing again creates nothing more
-		h.ok(t, periodsv1.SubjectList, rq{as: c}, http.StatusOK, &ps)
+		h.OK(periodsv1.SubjectList, testkit.Rq{As: c}, http.StatusOK, &ps)
 	}
 	want := []periodsv1.Period{}
 	for i, p := range []string{"2025-03", "2025-02", "2025-01", "2024-12", "2024-11", "2024-10", "2024-09", "2024-08", "2024-07", "2024-06", "2024-05", "2024-04"} {
@@ -255,14 +256,14 @@ func TestLedgerFailures(t *testing.T) {
 	h.transition(t, periodsv1.SubjectSoftLock, c, "2025-01")
 
 	h.Peers.FailLocks(errs.Internal, false)
-	h.fails(t, periodsv1.SubjectSoftLock, rq{as: c, params: param("period", "2025-02")}, http.StatusServiceUnavailable, errs.Unavailable)
-	h.fails(t, periodsv1.SubjectReopen, rq{as: c, params: param("period", "2025-01")}, http.StatusServiceUnavailable, errs.Unavailable)
+	h.Fails(periodsv1.SubjectSoftLock, testkit.Rq{As: c, Params: param("period", "2025-02")}, http.StatusServiceUnavailable, errs.Unavailable)
+	h.Fails(periodsv1.SubjectReopen, testkit.Rq{As: c, Params: param("period", "2025-01")}, http.StatusServiceUnavailable, errs.Unavailable)
 	h.Peers.FailLocks(errs.Timeout, false)
-	h.fails(t, periodsv1.SubjectLock, rq{as: c, params: param("period", "2025-01")}, http.StatusGatewayTimeout, errs.Timeout)
+	h.Fails(periodsv1.SubjectLock, testkit.Rq{As: c, Params: param("period", "2025-01")}, http.StatusGatewayTimeout, errs.Timeout)
 	h.Peers.FailLocks("", false)
 	h.Peers.StopLedger()
-	h.fails(t, periodsv1.SubjectLock, rq{as: c, params: param("period", "2025-01")}, http.StatusServiceUnavailable, errs.Unavailable)
-	h.fails(t, periodsv1.SubjectCreateAdjustment, rq{as: c, params: param("year", "2025")}, http.StatusServiceUnavailable, errs.Unavailable)
+	h.Fails(periodsv1.SubjectLock, testkit.Rq{As: c, Params: param("period", "2025-01")}, http.StatusServiceUnavailable, errs.Unavailable)
+	h.Fails(periodsv1.SubjectCreateAdjustment, testkit.Rq{As: c, Params: param("year", "2025")}, http.StatusServiceUnavailable, errs.Unavailable)
 
 	for p, want := range map[string]string{"2025-01": "soft-locked", "2025-02": "", "2025-13": ""} {
 		if got, _ := h.status(t, c.TenantID, p); got != want {
@@ -270,7 +271,7 @@ func TestLedgerFailures(t *testing.T) {
 		}
 	}
 	// Only the first soft-lock was announced.
-	periodstest.Eventually(t, "the relay to publish", func() bool {
+	testkit.Eventually(t, "the relay to publish", func() bool {
 		s, err := h.JS.Stream(context.Background(), periodsv1.StreamEvents)
 		if err != nil {
 			t.Fatal(err)
@@ -348,7 +349,7 @@ func TestPeriodChangedEvents(t *testing.T) {
 	h.Peers.SetFiscalStart(c.TenantID, 7)
 	h.transition(t, periodsv1.SubjectSoftLock, c, "2025-08")
 	h.transition(t, periodsv1.SubjectLock, c, "2025-08")
-	h.ok(t, periodsv1.SubjectCreateAdjustment, rq{as: c, params: param("year", "2025")}, http.StatusCreated, nil)
+	h.OK(periodsv1.SubjectCreateAdjustment, testkit.Rq{As: c, Params: param("year", "2025")}, http.StatusCreated, nil)
 
 	ctx := context.Background()
 	cons, err := h.JS.OrderedConsumer(ctx, periodsv1.StreamEvents, jetstream.OrderedConsumerConfig{FilterSubjects: []string{periodsv1.EventPeriodChanged}})
@@ -391,8 +392,8 @@ func TestUnauthenticated(t *testing.T) {
 	h := newHarness(t)
 	for _, s := range []string{periodsv1.SubjectList, periodsv1.SubjectSoftLock, periodsv1.SubjectLock, periodsv1.SubjectReopen,
 		periodsv1.SubjectCreateAdjustment, periodsv1.SubjectTasksList, periodsv1.SubjectTasksCreate, periodsv1.SubjectTasksUpdate} {
-		h.fails(t, s, rq{params: map[string]string{"period": "2025-01", "year": "2025", "id": "x"}}, http.StatusUnauthorized, errs.Unauthenticated)
-		h.fails(t, s, rq{as: &auth.Claims{Scopes: []string{auth.Admin}}}, http.StatusUnauthorized, errs.Unauthenticated)
+		h.Fails(s, testkit.Rq{Params: map[string]string{"period": "2025-01", "year": "2025", "id": "x"}}, http.StatusUnauthorized, errs.Unauthenticated)
+		h.Fails(s, testkit.Rq{As: &auth.Claims{Scopes: []string{auth.Admin}}}, http.StatusUnauthorized, errs.Unauthenticated)
 	}
 }
 
@@ -406,7 +407,7 @@ func TestStatusSubject(t *testing.T) {
 	h.transition(t, periodsv1.SubjectSoftLock, c, "2025-02")
 	h.transition(t, periodsv1.SubjectSoftLock, c, "2024-12")
 	h.transition(t, periodsv1.SubjectSoftLock, other, "2025-03")
-	h.ok(t, periodsv1.SubjectCreateAdjustment, rq{as: c, params: param("year", "2025")}, http.StatusCreated, nil)
+	h.OK(periodsv1.SubjectCreateAdjustment, testkit.Rq{As: c, Params: param("year", "2025")}, http.StatusCreated, nil)
 
 	tests := []struct {
 		name string
@@ -425,7 +426,7 @@ func TestStatusSubject(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var got periodsv1.StatusReply
-		h.ok(t, periodsv1.SubjectStatus, rq{body: tt.req}, http.StatusOK, &got)
+		h.OK(periodsv1.SubjectStatus, testkit.Rq{Body: tt.req}, http.StatusOK, &got)
 		if diff := cmp.Diff(periodsv1.StatusReply{Statuses: tt.want}, got); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
 		}
@@ -436,6 +437,6 @@ func TestStatusSubject(t *testing.T) {
 		periodsv1.StatusRequest{TenantID: c.TenantID, To: "2025-14"},
 		`{"tenant_id":"` + c.TenantID + `","extra":1}`,
 	} {
-		h.fails(t, periodsv1.SubjectStatus, rq{body: body}, http.StatusBadRequest, errs.InvalidInput)
+		h.Fails(periodsv1.SubjectStatus, testkit.Rq{Body: body}, http.StatusBadRequest, errs.InvalidInput)
 	}
 }

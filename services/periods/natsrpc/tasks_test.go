@@ -14,6 +14,7 @@ import (
 	"github.com/ledgerplatform/ledger/contracts/periodsv1"
 	"github.com/ledgerplatform/ledger/pkg/auth"
 	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/testkit"
 	"github.com/ledgerplatform/ledger/services/periods/internal/periodstest"
 	"github.com/ledgerplatform/ledger/services/periods/natsrpc"
 )
@@ -25,7 +26,7 @@ func (h *harness) tasks(t *testing.T, c *auth.Claims, period string) periodsv1.T
 		q = url.Values{"period": {period}}
 	}
 	var l periodsv1.TaskList
-	h.ok(t, periodsv1.SubjectTasksList, rq{as: c, query: q}, http.StatusOK, &l)
+	h.OK(periodsv1.SubjectTasksList, testkit.Rq{As: c, Query: q}, http.StatusOK, &l)
 	return l
 }
 
@@ -55,7 +56,7 @@ func TestComputedTasks(t *testing.T) {
 	periodstest.PublishIntent(t, h.JS, "t-1", c.TenantID, "2024-12")
 	periodstest.PublishIntent(t, h.JS, "t-2", c.TenantID, "2025-02")
 	periodstest.PublishIntent(t, h.JS, "t-3", c.TenantID, "2025-13")
-	periodstest.Eventually(t, "bookings counted", func() bool { return h.Drained(t, natsrpc.BookingsConsumer) })
+	testkit.Eventually(t, "bookings counted", func() bool { return h.Drained(t, natsrpc.BookingsConsumer) })
 	if got := h.tasks(t, c, "").Period; got != "2025-02" {
 		t.Errorf("default period = %s, want 2025-02", got)
 	}
@@ -90,12 +91,12 @@ func TestComputedTasks(t *testing.T) {
 	}
 
 	// The adjustment period has a checklist once it exists.
-	h.fails(t, periodsv1.SubjectTasksList, rq{as: c, query: url.Values{"period": {"2026-13"}}}, http.StatusNotFound, errs.NotFound)
+	h.Fails(periodsv1.SubjectTasksList, testkit.Rq{As: c, Query: url.Values{"period": {"2026-13"}}}, http.StatusNotFound, errs.NotFound)
 	if got := h.tasks(t, c, "2025-13"); got.Period != "2025-13" || len(got.Tasks) != 4 {
 		t.Errorf("2025-13: %+v", got)
 	}
 	for _, p := range []string{"abc", "2025-00", "2025-1"} {
-		h.fails(t, periodsv1.SubjectTasksList, rq{as: c, query: url.Values{"period": {p}}}, http.StatusBadRequest, errs.InvalidInput)
+		h.Fails(periodsv1.SubjectTasksList, testkit.Rq{As: c, Query: url.Values{"period": {p}}}, http.StatusBadRequest, errs.InvalidInput)
 	}
 }
 
@@ -105,10 +106,10 @@ func TestManualTasks(t *testing.T) {
 	c := periodstest.Tenant("Manual")
 
 	var accruals, payroll, inventory periodsv1.Task
-	h.ok(t, periodsv1.SubjectTasksCreate, rq{as: c, body: map[string]any{"period": "2025-02", "title": "  Accruals booked ", "assignee": "Bea",
+	h.OK(periodsv1.SubjectTasksCreate, testkit.Rq{As: c, Body: map[string]any{"period": "2025-02", "title": "  Accruals booked ", "assignee": "Bea",
 		"due_date": "2025-03-10", "note": "Rechnungsabgrenzung"}}, http.StatusCreated, &accruals)
-	h.ok(t, periodsv1.SubjectTasksCreate, rq{as: c, body: map[string]any{"period": "2025-02", "title": "Payroll checked"}}, http.StatusCreated, &payroll)
-	h.ok(t, periodsv1.SubjectTasksCreate, rq{as: c, body: map[string]any{"period": "2025-02", "title": "Inventory counted", "due_date": "2025-03-05", "status": "in_progress"}}, http.StatusCreated, &inventory)
+	h.OK(periodsv1.SubjectTasksCreate, testkit.Rq{As: c, Body: map[string]any{"period": "2025-02", "title": "Payroll checked"}}, http.StatusCreated, &payroll)
+	h.OK(periodsv1.SubjectTasksCreate, testkit.Rq{As: c, Body: map[string]any{"period": "2025-02", "title": "Inventory counted", "due_date": "2025-03-05", "status": "in_progress"}}, http.StatusCreated, &inventory)
 	want := periodsv1.Task{Kind: "manual", Period: "2025-02", Title: "Accruals booked", Status: "open", Assignee: str("Bea"), DueDate: str("2025-03-10"), Note: str("Rechnungsabgrenzung")}
 	if diff := cmp.Diff(want, accruals, cmpopts.IgnoreFields(periodsv1.Task{}, "ID", "UpdatedAt")); diff != "" {
 		t.Errorf("created task (-want +got):\n%s", diff)
@@ -119,7 +120,7 @@ func TestManualTasks(t *testing.T) {
 	if inventory.Status != "in_progress" {
 		t.Errorf("status on creation: %+v", inventory)
 	}
-	h.ok(t, periodsv1.SubjectTasksCreate, rq{as: c, body: map[string]any{"period": "2025-01", "title": "Another month"}}, http.StatusCreated, nil)
+	h.OK(periodsv1.SubjectTasksCreate, testkit.Rq{As: c, Body: map[string]any{"period": "2025-01", "title": "Another month"}}, http.StatusCreated, nil)
 
 	// Computed first, then manual: due first, undated last.
 	var ids []string
@@ -149,20 +150,20 @@ func TestManualTasks(t *testing.T) {
 		{"wrong type", map[string]any{"period": "2025-02", "title": 5}, "title"},
 	}
 	for _, tt := range invalid {
-		got := h.fails(t, periodsv1.SubjectTasksCreate, rq{as: c, body: tt.body}, http.StatusBadRequest, errs.InvalidInput)
-		if len(got.err.Details) != 1 || got.err.Details[0].Field != tt.field {
-			t.Errorf("%s: details %+v, want one about %s", tt.name, got.err.Details, tt.field)
+		got := h.Fails(periodsv1.SubjectTasksCreate, testkit.Rq{As: c, Body: tt.body}, http.StatusBadRequest, errs.InvalidInput)
+		if len(got.Err.Details) != 1 || got.Err.Details[0].Field != tt.field {
+			t.Errorf("%s: details %+v, want one about %s", tt.name, got.Err.Details, tt.field)
 		}
 	}
 	// Limits count characters, not bytes.
-	h.ok(t, periodsv1.SubjectTasksCreate, rq{as: c, body: map[string]any{"period": "2025-02", "title": long(200), "assignee": long(100), "note": long(2000)}}, http.StatusCreated, nil)
-	h.fails(t, periodsv1.SubjectTasksCreate, rq{as: c, body: map[string]any{"period": "2025-13", "title": "x"}}, http.StatusNotFound, errs.NotFound)
+	h.OK(periodsv1.SubjectTasksCreate, testkit.Rq{As: c, Body: map[string]any{"period": "2025-02", "title": long(200), "assignee": long(100), "note": long(2000)}}, http.StatusCreated, nil)
+	h.Fails(periodsv1.SubjectTasksCreate, testkit.Rq{As: c, Body: map[string]any{"period": "2025-13", "title": "x"}}, http.StatusNotFound, errs.NotFound)
 
 	// Changes.
 	update := func(id string, body any) periodsv1.Task {
 		t.Helper()
 		var out periodsv1.Task
-		h.ok(t, periodsv1.SubjectTasksUpdate, rq{as: c, params: param("id", id), body: body}, http.StatusOK, &out)
+		h.OK(periodsv1.SubjectTasksUpdate, testkit.Rq{As: c, Params: param("id", id), Body: body}, http.StatusOK, &out)
 		return out
 	}
 	time.Sleep(2 * time.Millisecond)
@@ -203,9 +204,9 @@ func TestManualTasks(t *testing.T) {
 		{"computed task", "vat_prepared", map[string]any{"status": "done"}, 400, errs.InvalidInput},
 	}
 	for _, tt := range refusals {
-		got := h.call(t, periodsv1.SubjectTasksUpdate, rq{as: c, params: param("id", tt.id), body: tt.body})
-		if got.status != tt.status || got.code != tt.code {
-			t.Errorf("%s: %d %s %s, want %d %s", tt.name, got.status, got.code, got.body, tt.status, tt.code)
+		got := h.Call(periodsv1.SubjectTasksUpdate, testkit.Rq{As: c, Params: param("id", tt.id), Body: tt.body})
+		if got.Status != tt.status || got.Code != tt.code {
+			t.Errorf("%s: %d %s %s, want %d %s", tt.name, got.Status, got.Code, got.Body, tt.status, tt.code)
 		}
 	}
 }

@@ -7,13 +7,12 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
 	"github.com/ledgerplatform/ledger/contracts/periodsv1"
 	"github.com/ledgerplatform/ledger/pkg/auth"
+	"github.com/ledgerplatform/ledger/pkg/daemon"
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
 	"github.com/ledgerplatform/ledger/pkg/testkit"
@@ -22,67 +21,34 @@ import (
 	"github.com/ledgerplatform/ledger/services/periods/postgres"
 )
 
-func TestLoadConfig(t *testing.T) {
+// The service's settings are the daemon's, read under its name.
+func TestConfig(t *testing.T) {
 	t.Parallel()
+	svc, err := periodsd.Service(func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name    string
 		env     map[string]string
-		want    periodsd.Config
+		want    daemon.Config
 		wantErr string
 	}{
-		{"defaults", nil, periodsd.Config{DatabaseURL: periodsd.DefaultDatabaseURL, NATSURL: periodsd.DefaultNATSURL, DBMaxConns: 10}, ""},
+		{"defaults", nil, daemon.Config{DatabaseURL: "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable", NATSURL: nats.DefaultURL, DBMaxConns: 20, Workers: 32}, ""},
 		{"everything", map[string]string{"DATABASE_URL": "postgres://db/ledger", "NATS_URL": "nats://nats:4222", "PERIODS_DB_MAX_CONNS": "25"},
-			periodsd.Config{DatabaseURL: "postgres://db/ledger", NATSURL: "nats://nats:4222", DBMaxConns: 25}, ""},
-		{"pool too small", map[string]string{"PERIODS_DB_MAX_CONNS": "2"}, periodsd.Config{}, "PERIODS_DB_MAX_CONNS"},
-		{"pool not a number", map[string]string{"PERIODS_DB_MAX_CONNS": "many"}, periodsd.Config{}, "PERIODS_DB_MAX_CONNS"},
+			daemon.Config{DatabaseURL: "postgres://db/ledger", NATSURL: "nats://nats:4222", DBMaxConns: 25, Workers: 32}, ""},
+		{"pool too small", map[string]string{"PERIODS_DB_MAX_CONNS": "2"}, daemon.Config{}, "PERIODS_DB_MAX_CONNS"},
+		{"pool not a number", map[string]string{"PERIODS_DB_MAX_CONNS": "many"}, daemon.Config{}, "PERIODS_DB_MAX_CONNS"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			got, err := periodsd.LoadConfig(func(k string) string { return tt.env[k] })
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("error = %v, want one naming %s", err, tt.wantErr)
-				}
-				return
+		got, err := daemon.LoadConfig(svc.Name, func(k string) string { return tt.env[k] })
+		got.Getenv = nil
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("%s: error = %v, want one naming %s", tt.name, err, tt.wantErr)
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("config (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
-// start runs periodsd until the returned stop is called, which waits for
-// Run to return and reports its error.
-func start(t *testing.T, cfg periodsd.Config, deps periodsd.Deps) (stop func() error) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan struct{})
-	deps.Ready = func() { close(ready) }
-	deps.Log = periodstest.Log()
-	done := make(chan error, 1)
-	go func() { done <- periodsd.Run(ctx, cfg, deps) }()
-	select {
-	case <-ready:
-	case err := <-done:
-		cancel()
-		t.Fatalf("Run returned before serving: %v", err)
-	case <-time.After(20 * time.Second):
-		cancel()
-		t.Fatal("Run did not become ready")
-	}
-	return func() error {
-		cancel()
-		select {
-		case err := <-done:
-			return err
-		case <-time.After(20 * time.Second):
-			t.Fatal("Run did not stop")
-			return nil
+		} else if diff := cmp.Diff(tt.want, got); err != nil || diff != "" {
+			t.Errorf("%s: %v; config (-want +got):\n%s", tt.name, err, diff)
 		}
 	}
 }
@@ -94,23 +60,21 @@ func softLock(nc *nats.Conn, c *auth.Claims, period string) (periodsv1.Period, e
 	return p, err
 }
 
-// Run serves the subjects, consumes the ledger's events and publishes its
-// own; a second start on the same database works alike.
+// The daemon serves the subjects, consumes the ledger's events and
+// publishes its own; a second start on the same database works alike.
 func TestRun(t *testing.T) {
 	t.Parallel()
-	url := testkit.Postgres(t, postgres.Migrations)
-	owner, err := pgxpool.New(context.Background(), url)
+	h := testkit.NewRPC(t, postgres.Migrations)
+	peers := periodstest.StartPeers(t, h)
+	svc, err := periodsd.Service(func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(owner.Close)
-	_, nc := testkit.NATS(t)
-	peers := periodstest.StartPeers(t, nc)
 	c := periodstest.Tenant("Run")
 
 	for i, period := range []string{"2025-01", "2025-02"} {
-		stop := start(t, periodsd.Config{}, periodsd.Deps{Pool: owner, NC: nc})
-		p, err := softLock(nc, c, period)
+		stop := periodstest.Start(t, h, svc)
+		p, err := softLock(h.NC, c, period)
 		if err != nil || p.Status != "soft-locked" {
 			t.Fatalf("start %d: soft-lock = %+v, %v", i+1, p, err)
 		}
@@ -122,29 +86,29 @@ func TestRun(t *testing.T) {
 		t.Errorf("%d commands reached the ledger, want 2", n)
 	}
 	// Once stopped, nobody answers.
-	if _, err := softLock(nc, c, "2025-03"); !errs.Is(err, errs.Unavailable) {
+	if _, err := softLock(h.NC, c, "2025-03"); !errs.Is(err, errs.Unavailable) {
 		t.Errorf("soft-lock after stop = %v, want UNAVAILABLE", err)
 	}
 
 	// Bookings and lock events that arrived meanwhile are consumed at the
 	// next start; the changes went out as period_changed events.
-	periodstest.PublishIntent(t, jetstreamOf(t, nc), "run-1", c.TenantID, "2025-04")
+	periodstest.PublishIntent(t, h.JS, "run-1", c.TenantID, "2025-04")
 	peers.PublishLockSet(t, ledgerv1.SetPeriodLock{TenantID: c.TenantID, Period: "2025-05", Status: "hard-locked"})
-	stop := start(t, periodsd.Config{}, periodsd.Deps{Pool: owner, NC: nc})
+	stop := periodstest.Start(t, h, svc)
 	defer func() {
 		if err := stop(); err != nil {
 			t.Error(err)
 		}
 	}()
-	periodstest.Eventually(t, "the events consumed", func() bool {
+	testkit.Eventually(t, "the events consumed", func() bool {
 		var bookings int
 		var status string
-		_ = owner.QueryRow(context.Background(), `SELECT (SELECT coalesce(sum(booking_count), 0) FROM periods.periods WHERE tenant_id = $1),
+		_ = h.Pool.QueryRow(context.Background(), `SELECT (SELECT coalesce(sum(booking_count), 0) FROM periods.periods WHERE tenant_id = $1),
 			(SELECT coalesce(max(status), '') FROM periods.periods WHERE tenant_id = $1 AND period = '2025-05')`, c.TenantID).Scan(&bookings, &status)
 		return bookings == 1 && status == "hard-locked"
 	})
-	periodstest.Eventually(t, "period_changed events", func() bool {
-		s, err := jetstreamOf(t, nc).Stream(context.Background(), periodsv1.StreamEvents)
+	testkit.Eventually(t, "period_changed events", func() bool {
+		s, err := h.JS.Stream(context.Background(), periodsv1.StreamEvents)
 		if err != nil {
 			return false
 		}
@@ -153,34 +117,33 @@ func TestRun(t *testing.T) {
 	})
 }
 
-func jetstreamOf(t *testing.T, nc *nats.Conn) jetstream.JetStream {
-	t.Helper()
-	js, err := jetstream.New(nc)
+// Without Deps, the daemon connects from the configuration.
+func TestRunOpensConnections(t *testing.T) {
+	t.Parallel()
+	h := testkit.NewRPC(t, postgres.Migrations)
+	periodstest.StartPeers(t, h)
+	svc, err := periodsd.Service(func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
 	}
-	return js
-}
-
-// Without Deps, Run connects from the configuration.
-func TestRunOpensConnections(t *testing.T) {
-	t.Parallel()
-	url := testkit.Postgres(t, postgres.Migrations)
-	natsURL, nc := testkit.NATS(t)
-	periodstest.StartPeers(t, nc)
-	stop := start(t, periodsd.Config{DatabaseURL: url, NATSURL: natsURL, DBMaxConns: 4}, periodsd.Deps{})
-	if _, err := softLock(nc, periodstest.Tenant("Own"), "2025-01"); err != nil {
-		t.Errorf("soft-lock: %v", err)
-	}
-	if err := stop(); err != nil {
+	env := map[string]string{"DATABASE_URL": h.DBURL, "NATS_URL": h.NC.ConnectedUrl(), "PERIODS_DB_MAX_CONNS": "4"}
+	cfg, err := daemon.LoadConfig(svc.Name, func(k string) string { return env[k] })
+	if err != nil {
 		t.Fatal(err)
 	}
-}
-
-func TestRunRefusesBadConfig(t *testing.T) {
-	t.Parallel()
-	err := periodsd.Run(context.Background(), periodsd.Config{DBMaxConns: 1}, periodsd.Deps{})
-	if err == nil || !strings.Contains(err.Error(), "PERIODS_DB_MAX_CONNS") {
-		t.Errorf("Run = %v, want an error about PERIODS_DB_MAX_CONNS", err)
+	ctx, cancel := context.WithCancel(context.Background())
+	ready, done := make(chan struct{}), make(chan error, 1)
+	go func() { done <- daemon.Run(ctx, svc, cfg, daemon.Deps{Log: h.Log, Ready: func() { close(ready) }}) }()
+	select {
+	case <-ready:
+	case err := <-done:
+		t.Fatalf("Run returned before serving: %v", err)
+	}
+	if _, err := softLock(h.NC, periodstest.Tenant("Own"), "2025-01"); err != nil {
+		t.Errorf("soft-lock: %v", err)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }

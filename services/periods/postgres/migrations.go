@@ -10,8 +10,10 @@ import (
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
-// Migrations are the periods schema's migrations, applied by an owner role.
-var Migrations = migrate.Set{Schema: Schema, FS: mustSub(migrationFiles, "migrations")}
+// Migrations are the periods schema: its own tables, run as periods_svc,
+// with the shared outbox, idempotency keys and handled events.
+var Migrations = migrate.Set{Schema: Schema, Role: "periods_svc", FS: mustSub(migrationFiles, "migrations"),
+	Outbox: true, Idempotency: true, Inbox: true}
 
 func mustSub(f fs.FS, dir string) fs.FS {
 	sub, err := fs.Sub(f, dir)

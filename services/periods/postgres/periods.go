@@ -10,7 +10,9 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/ledgerplatform/ledger/contracts/periodsv1"
+	"github.com/ledgerplatform/ledger/pkg/db"
 	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/inbox"
 	"github.com/ledgerplatform/ledger/services/periods"
 )
 
@@ -29,7 +31,7 @@ func scanPeriod(row pgx.Row) (periodsv1.Period, error) {
 // List implements periods.Store.
 func (s *Store) List(ctx context.Context, tenant string, ensure []string) ([]periodsv1.Period, error) {
 	var out []periodsv1.Period
-	err := s.write(ctx, tenant, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, tenant, db.ReadCommitted, func(tx pgx.Tx) error {
 		if len(ensure) > 0 {
 			if _, err := tx.Exec(ctx, `INSERT INTO periods.periods (tenant_id, period)
 				SELECT $1::uuid, p FROM unnest($2::text[]) AS p
@@ -54,7 +56,7 @@ func (s *Store) List(ctx context.Context, tenant string, ensure []string) ([]per
 // Period implements periods.Store.
 func (s *Store) Period(ctx context.Context, tenant, period string) (periodsv1.Period, error) {
 	var p periodsv1.Period
-	err := s.read(ctx, tenant, func(tx pgx.Tx) (err error) {
+	err := db.InTenant(ctx, s.pool, tenant, db.ReadOnly, func(tx pgx.Tx) (err error) {
 		p, err = scanPeriod(tx.QueryRow(ctx, "SELECT "+periodCols+" FROM periods.periods WHERE tenant_id = $1 AND period = $2", tenant, period))
 		return err
 	})
@@ -67,7 +69,7 @@ func (s *Store) Period(ctx context.Context, tenant, period string) (periodsv1.Pe
 // LatestBooked implements periods.Store.
 func (s *Store) LatestBooked(ctx context.Context, tenant string) (string, error) {
 	var p string
-	err := s.read(ctx, tenant, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, tenant, db.ReadOnly, func(tx pgx.Tx) error {
 		return tx.QueryRow(ctx, `SELECT coalesce(max(period), '') FROM periods.periods
 			WHERE tenant_id = $1 AND booking_count > 0 AND period NOT LIKE '%-13'`, tenant).Scan(&p)
 	})
@@ -77,7 +79,7 @@ func (s *Store) LatestBooked(ctx context.Context, tenant string) (string, error)
 // Statuses implements periods.Store.
 func (s *Store) Statuses(ctx context.Context, tenant, from, to string) (map[string]string, error) {
 	out := map[string]string{}
-	err := s.read(ctx, tenant, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, tenant, db.ReadOnly, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `SELECT period, status FROM periods.periods
 			WHERE tenant_id = $1 AND ($2 = '' OR period >= $2) AND ($3 = '' OR period <= $3)`, tenant, from, to)
 		if err != nil {
@@ -101,7 +103,7 @@ const setStatus = `UPDATE periods.periods SET status = $3,
 // ChangeStatus implements periods.Store.
 func (s *Store) ChangeStatus(ctx context.Context, c periods.StatusChange, apply func(context.Context, periodsv1.Period) error) (periodsv1.Period, error) {
 	var out periodsv1.Period
-	err := s.write(ctx, c.TenantID, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, c.TenantID, db.ReadCommitted, func(tx pgx.Tx) error {
 		if c.Create {
 			if _, err := tx.Exec(ctx, "INSERT INTO periods.periods (tenant_id, period) VALUES ($1, $2) ON CONFLICT DO NOTHING", c.TenantID, c.Period); err != nil {
 				return err
@@ -128,7 +130,7 @@ func (s *Store) ChangeStatus(ctx context.Context, c periods.StatusChange, apply 
 // CreateAdjustment implements periods.Store.
 func (s *Store) CreateAdjustment(ctx context.Context, c periods.StatusChange, apply func(context.Context) error) (periodsv1.Period, error) {
 	var out periodsv1.Period
-	err := s.write(ctx, c.TenantID, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, c.TenantID, db.ReadCommitted, func(tx pgx.Tx) error {
 		// The ledger's period_lock_set event of this change is still to come.
 		tag, err := tx.Exec(ctx, "INSERT INTO periods.periods (tenant_id, period, unconfirmed) VALUES ($1, $2, 1) ON CONFLICT DO NOTHING", c.TenantID, c.Period)
 		if err != nil {
@@ -153,24 +155,17 @@ func (s *Store) CreateAdjustment(ctx context.Context, c periods.StatusChange, ap
 // concurrent batches cannot deadlock.
 func (s *Store) CountBookings(ctx context.Context, bs []periods.Booking) (int, error) {
 	byID := make(map[string]periods.Booking, len(bs))
-	var ids, tenants []string
+	var events []inbox.Event
 	for _, b := range bs {
 		if _, dup := byID[b.EventID]; dup {
 			continue
 		}
 		byID[b.EventID] = b
-		ids = append(ids, b.EventID)
-		tenants = append(tenants, b.TenantID)
+		events = append(events, inbox.Event{ID: b.EventID, TenantID: b.TenantID})
 	}
 	var counted int
-	err := s.write(ctx, allTenants, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, `INSERT INTO periods.processed_events (consumer, event_id, tenant_id)
-			SELECT $1, e, t FROM unnest($2::text[], $3::uuid[]) AS u(e, t)
-			ON CONFLICT DO NOTHING RETURNING event_id`, consumerBookings, ids, tenants)
-		if err != nil {
-			return err
-		}
-		fresh, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	err := db.InTenant(ctx, s.pool, db.AllTenants, db.ReadCommitted, func(tx pgx.Tx) error {
+		fresh, err := inbox.Claim(ctx, tx, Schema, consumerBookings, events...)
 		if err != nil {
 			return err
 		}
@@ -213,11 +208,10 @@ func (s *Store) CountBookings(ctx context.Context, bs []periods.Booking) (int, e
 // ApplyLockSet implements periods.Store.
 func (s *Store) ApplyLockSet(ctx context.Context, ev periods.LockSet) (bool, error) {
 	var changed bool
-	err := s.write(ctx, ev.TenantID, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, ev.TenantID, db.ReadCommitted, func(tx pgx.Tx) error {
 		changed = false
-		tag, err := tx.Exec(ctx, "INSERT INTO periods.processed_events (consumer, event_id, tenant_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
-			consumerLocks, ev.EventID, ev.TenantID)
-		if err != nil || tag.RowsAffected() == 0 {
+		fresh, err := inbox.Claim(ctx, tx, Schema, consumerLocks, inbox.Event{ID: ev.EventID, TenantID: ev.TenantID})
+		if err != nil || len(fresh) == 0 {
 			return err
 		}
 		start, err := fiscalStart(ctx, tx, ev.TenantID)
@@ -261,15 +255,4 @@ func (s *Store) ApplyLockSet(ctx context.Context, ev periods.LockSet) (bool, err
 		return emitChange(ctx, tx, out, start, cur.Status, "ledger")
 	})
 	return changed, err
-}
-
-// PruneProcessed implements periods.Store.
-func (s *Store) PruneProcessed(ctx context.Context, before time.Time) (int64, error) {
-	var n int64
-	err := s.write(ctx, allTenants, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, "DELETE FROM periods.processed_events WHERE processed_at < $1", before)
-		n = tag.RowsAffected()
-		return err
-	})
-	return n, err
 }

@@ -19,47 +19,22 @@ import (
 // Schema is the Postgres schema the periods service owns.
 const Schema = "periods"
 
-// Role is the database role the service runs as.
-const Role = "periods_svc"
-
-// allTenants is the row-level-security setting of system paths that span
-// tenants.
-const allTenants = "*"
-
-// Consumers under which event ids are recorded.
+// Consumers under which handled event ids are recorded (pkg/inbox).
 const (
 	consumerBookings = "bookings"
 	consumerLocks    = "locks"
 )
 
-// Store implements periods.Store.
+// Store implements periods.Store. Every method is one transaction through
+// db.InTenant, its isolation chosen per method.
 type Store struct {
 	pool *pgxpool.Pool
 }
 
 var _ periods.Store = (*Store)(nil)
 
-// New returns a Store on pool, which should run as Role.
+// New returns a Store on pool, which runs as the role of Migrations.
 func New(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
-
-// write runs fn in a read-committed transaction that sees only tenant's rows.
-func (s *Store) write(ctx context.Context, tenant string, fn func(pgx.Tx) error) error {
-	return s.tx(ctx, pgx.TxOptions{}, tenant, fn)
-}
-
-// read is write for transactions that change nothing.
-func (s *Store) read(ctx context.Context, tenant string, fn func(pgx.Tx) error) error {
-	return s.tx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly}, tenant, fn)
-}
-
-func (s *Store) tx(ctx context.Context, opts pgx.TxOptions, tenant string, fn func(pgx.Tx) error) error {
-	return db.WithTx(ctx, s.pool, opts, func(tx pgx.Tx) error {
-		if err := db.SetTenant(ctx, tx, tenant); err != nil {
-			return err
-		}
-		return fn(tx)
-	})
-}
 
 // emitChange records EventPeriodChanged in tx's outbox.
 func emitChange(ctx context.Context, tx pgx.Tx, p periodsv1.Period, start int, previous, source string) error {
@@ -83,7 +58,7 @@ func timestamp(t *time.Time) *string {
 // FiscalStart implements periods.Store.
 func (s *Store) FiscalStart(ctx context.Context, tenant string) (int, bool, error) {
 	var m int
-	err := s.read(ctx, tenant, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, tenant, db.ReadOnly, func(tx pgx.Tx) error {
 		return tx.QueryRow(ctx, "SELECT fiscal_year_start_month FROM periods.tenants WHERE tenant_id = $1", tenant).Scan(&m)
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -97,7 +72,7 @@ func (s *Store) FiscalStart(ctx context.Context, tenant string) (int, bool, erro
 
 // SaveFiscalStart implements periods.Store.
 func (s *Store) SaveFiscalStart(ctx context.Context, tenant string, month int) error {
-	return s.write(ctx, tenant, func(tx pgx.Tx) error {
+	return db.InTenant(ctx, s.pool, tenant, db.ReadCommitted, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `INSERT INTO periods.tenants (tenant_id, fiscal_year_start_month) VALUES ($1, $2)
 			ON CONFLICT (tenant_id) DO UPDATE SET fiscal_year_start_month = EXCLUDED.fiscal_year_start_month, updated_at = now()
 			WHERE tenants.fiscal_year_start_month <> EXCLUDED.fiscal_year_start_month`, tenant, month)

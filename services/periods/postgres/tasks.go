@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/ledgerplatform/ledger/contracts/periodsv1"
+	"github.com/ledgerplatform/ledger/pkg/db"
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/services/periods"
 )
@@ -31,7 +32,7 @@ func scanTask(row pgx.Row) (periodsv1.Task, error) {
 // first first, then in the order they were created.
 func (s *Store) Tasks(ctx context.Context, tenant, period string) ([]periodsv1.Task, error) {
 	var out []periodsv1.Task
-	err := s.read(ctx, tenant, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, tenant, db.ReadOnly, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, "SELECT "+taskCols+` FROM periods.closing_tasks
 			WHERE tenant_id = $1 AND period = $2 ORDER BY due_date NULLS LAST, created_at, id`, tenant, period)
 		if err != nil {
@@ -46,7 +47,7 @@ func (s *Store) Tasks(ctx context.Context, tenant, period string) ([]periodsv1.T
 // CreateTask implements periods.Store.
 func (s *Store) CreateTask(ctx context.Context, t periods.NewTask) (periodsv1.Task, error) {
 	var out periodsv1.Task
-	err := s.write(ctx, t.TenantID, func(tx pgx.Tx) (err error) {
+	err := db.InTenant(ctx, s.pool, t.TenantID, db.ReadCommitted, func(tx pgx.Tx) (err error) {
 		out, err = scanTask(tx.QueryRow(ctx, `INSERT INTO periods.closing_tasks (id, tenant_id, period, title, status, assignee, note, due_date, created_by)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8::text::date, $9) RETURNING `+taskCols,
 			uuid.NewString(), t.TenantID, t.Period, t.Title, t.Status, t.Assignee, t.Note, t.DueDate, t.CreatedBy))
@@ -80,7 +81,7 @@ func (s *Store) UpdateTask(ctx context.Context, tenant, id string, p periods.Tas
 		sets = append(sets, "due_date = $"+strconv.Itoa(len(args))+"::text::date")
 	}
 	var out periodsv1.Task
-	err := s.write(ctx, tenant, func(tx pgx.Tx) (err error) {
+	err := db.InTenant(ctx, s.pool, tenant, db.ReadCommitted, func(tx pgx.Tx) (err error) {
 		out, err = scanTask(tx.QueryRow(ctx, "UPDATE periods.closing_tasks SET "+strings.Join(sets, ", ")+
 			" WHERE tenant_id = $1 AND id = $2 RETURNING "+taskCols, args...))
 		return err

@@ -1,17 +1,16 @@
-// Package periodstest gives the periods tests their real dependencies (a
-// fresh migrated database, an embedded NATS server with JetStream) and
-// fakes of the peer services, answering on the real subjects over NATS:
-// a ledger that takes lock commands, publishes period_lock_set events to
-// its stream as the real one does through its outbox, and counts review
-// items; and an identity that tells each tenant's fiscal year start month.
+// Package periodstest gives the periods tests what testkit.RPC does not:
+// fakes of the peer services as small route tables served by daemons on
+// the harness (a ledger that takes lock commands, publishes
+// period_lock_set events to its stream as the real one does through its
+// outbox, and counts review items; an identity that tells each tenant's
+// fiscal year start month), a daemon that can be stopped within a test,
+// and the events the ledger publishes.
 package periodstest
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
-	"log/slog"
-	"os"
 	"regexp"
 	"sync"
 	"sync/atomic"
@@ -19,45 +18,61 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/ledgerplatform/ledger/contracts/identityv1"
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
-	"github.com/ledgerplatform/ledger/contracts/periodsv1"
 	"github.com/ledgerplatform/ledger/pkg/auth"
-	"github.com/ledgerplatform/ledger/pkg/db"
+	"github.com/ledgerplatform/ledger/pkg/daemon"
 	"github.com/ledgerplatform/ledger/pkg/errs"
-	"github.com/ledgerplatform/ledger/pkg/idem"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
-	"github.com/ledgerplatform/ledger/pkg/outbox"
 	"github.com/ledgerplatform/ledger/pkg/testkit"
 	"github.com/ledgerplatform/ledger/services/periods"
-	"github.com/ledgerplatform/ledger/services/periods/natsrpc"
-	"github.com/ledgerplatform/ledger/services/periods/postgres"
 )
 
-// Log is a quiet logger for tests.
-func Log() *slog.Logger {
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+// Start runs svc's daemon on h until the returned stop is called (or the
+// test ends), which waits for it and returns its error; testkit.RPC.Start
+// runs a daemon for the whole test.
+func Start(t testing.TB, h *testkit.RPC, svc daemon.Service) (stop func() error) {
+	t.Helper()
+	cfg, err := daemon.LoadConfig(svc.Name, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ready, done := make(chan struct{}), make(chan error, 1)
+	go func() {
+		done <- daemon.Run(ctx, svc, cfg, daemon.Deps{Pool: h.Pool, NC: h.NC, Log: h.Log, Ready: func() { close(ready) }})
+	}()
+	var once sync.Once
+	var runErr error
+	stop = func() error {
+		once.Do(func() { cancel(); runErr = <-done })
+		return runErr
+	}
+	t.Cleanup(func() { _ = stop() })
+	select {
+	case <-ready:
+	case err := <-done:
+		t.Fatalf("%s did not start: %v", svc.Name, err)
+	case <-time.After(30 * time.Second):
+		t.Fatalf("%s did not start within 30s", svc.Name)
+	}
+	return stop
 }
-
-// silent is the logger of the fake peers, whose refusals tests provoke.
-var silent = slog.New(slog.DiscardHandler)
 
 // Peers are the fake ledger and identity.
 type Peers struct {
-	js        jetstream.JetStream
-	ledger    *natsx.Server
-	identity  *natsx.Server
-	mu        sync.Mutex
-	commands  []ledgerv1.SetPeriodLock
-	fiscal    map[string]int
-	pending   map[string]int
-	lockErr   string
-	applied   bool
-	reviewErr string
+	js         jetstream.JetStream
+	stopLedger func() error
+	mu         sync.Mutex
+	commands   []ledgerv1.SetPeriodLock
+	fiscal     map[string]int
+	pending    map[string]int
+	lockErr    string
+	applied    bool
+	reviewErr  string
 
 	// The ledger publishes its events through an outbox relay, after its
 	// answer and in commit order; relay and unpublished mimic that.
@@ -70,17 +85,11 @@ const relayDelay = 10 * time.Millisecond
 
 var periodRe = regexp.MustCompile(`^[0-9]{4}-(0[1-9]|1[0-3])$`)
 
-// StartPeers serves the fake ledger and identity on nc until the test ends.
-func StartPeers(t testing.TB, nc *nats.Conn) *Peers {
+// StartPeers serves the fake ledger, which owns the ledger's stream, and
+// identity on h until the test ends.
+func StartPeers(t testing.TB, h *testkit.RPC) *Peers {
 	t.Helper()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := natsx.EnsureStream(context.Background(), js, ledgerv1.StreamEvents, ledgerv1.EventsFilter); err != nil {
-		t.Fatal(err)
-	}
-	p := &Peers{js: js, fiscal: map[string]int{}, pending: map[string]int{}, relay: make(chan ledgerv1.SetPeriodLock, 1024)}
+	p := &Peers{js: h.JS, fiscal: map[string]int{}, pending: map[string]int{}, relay: make(chan ledgerv1.SetPeriodLock, 1024)}
 	stop := make(chan struct{})
 	relayDone := make(chan struct{})
 	go func() {
@@ -103,59 +112,43 @@ func StartPeers(t testing.TB, nc *nats.Conn) *Peers {
 		}
 	}()
 	t.Cleanup(func() { close(stop); <-relayDone })
-	if p.ledger, err = natsx.NewServer(nc, natsx.ServerConfig{Name: "ledger", Logger: silent}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = p.ledger.Stop() })
-	if err := p.ledger.Handle(ledgerv1.SubjectSetPeriodLock, p.setLock); err != nil {
-		t.Fatal(err)
-	}
-	if err := p.ledger.Handle(ledgerv1.SubjectReviewCount, p.reviewCount); err != nil {
-		t.Fatal(err)
-	}
-	if p.identity, err = natsx.NewServer(nc, natsx.ServerConfig{Name: "identity", Logger: silent}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = p.identity.Stop() })
-	if err := p.identity.Handle(identityv1.SubjectTenantGet, p.tenant); err != nil {
-		t.Fatal(err)
-	}
-	if err := nc.Flush(); err != nil {
-		t.Fatal(err)
-	}
+	p.stopLedger = Start(t, h, p.service("ledger", []natsx.Stream{{Name: ledgerv1.StreamEvents, Subjects: []string{ledgerv1.EventsFilter}}},
+		natsx.Route{Subject: ledgerv1.SubjectSetPeriodLock, Decode: natsx.JSON[ledgerv1.SetPeriodLock], Endpoint: natsx.Typed(p.setLock), Internal: true},
+		natsx.Route{Subject: ledgerv1.SubjectReviewCount, Decode: natsx.Nothing, Endpoint: natsx.Typed(p.reviewCount)}))
+	h.Start(p.service("identity", nil,
+		natsx.Route{Subject: identityv1.SubjectTenantGet, Decode: natsx.Nothing, Endpoint: natsx.Typed(p.tenant)}), nil)
 	return p
+}
+
+func (p *Peers) service(name string, streams []natsx.Stream, routes ...natsx.Route) daemon.Service {
+	return daemon.Service{Name: name, Streams: streams, Build: func(context.Context, daemon.Env) (daemon.Parts, error) {
+		return daemon.Parts{Routes: routes}, nil
+	}}
 }
 
 // setLock answers the lock command like the ledger: it validates, records
 // the state and has period_lock_set published with a fresh event id.
-func (p *Peers) setLock(ctx context.Context, req any) (any, error) {
-	var cmd ledgerv1.SetPeriodLock
-	if err := natsx.Decode(req.(*natsx.Request).Body, &cmd); err != nil {
-		return nil, err
-	}
+func (p *Peers) setLock(ctx context.Context, cmd ledgerv1.SetPeriodLock) (ledgerv1.PeriodLockSet, error) {
 	if !periods.ValidID(cmd.TenantID) || !periodRe.MatchString(cmd.Period) {
-		return nil, errs.Invalid("bad lock command")
+		return ledgerv1.PeriodLockSet{}, errs.Invalid("bad lock command")
 	}
 	switch cmd.Status {
 	case ledgerv1.PeriodOpen, ledgerv1.PeriodSoftLocked, ledgerv1.PeriodHardLocked:
 	default:
-		return nil, errs.Invalid("bad status")
+		return ledgerv1.PeriodLockSet{}, errs.Invalid("bad status")
 	}
 	p.mu.Lock()
-	failWith, applied := p.lockErr, p.applied
-	p.mu.Unlock()
-	if failWith != "" && !applied {
-		return nil, errs.E(failWith, "set_lock failed")
+	defer p.mu.Unlock()
+	if p.lockErr != "" && !p.applied {
+		return ledgerv1.PeriodLockSet{}, errs.E(p.lockErr, "set_lock failed")
 	}
-	p.mu.Lock()
 	p.commands = append(p.commands, cmd)
 	p.unpublished.Add(1)
 	p.relay <- cmd
-	p.mu.Unlock()
-	if failWith != "" {
-		return nil, errs.E(failWith, "set_lock applied, but the answer is an error")
+	if p.lockErr != "" {
+		return ledgerv1.PeriodLockSet{}, errs.E(p.lockErr, "set_lock applied, but the answer is an error")
 	}
-	return map[string]any{"ok": true, "period": cmd.Period, "status": cmd.Status}, nil
+	return ledgerv1.PeriodLockSet{OK: true, Period: cmd.Period, Status: cmd.Status}, nil
 }
 
 func (p *Peers) publishLockSet(ctx context.Context, cmd ledgerv1.SetPeriodLock) error {
@@ -166,28 +159,21 @@ func (p *Peers) publishLockSet(ctx context.Context, cmd ledgerv1.SetPeriodLock) 
 	return err
 }
 
-func (p *Peers) reviewCount(ctx context.Context, req any) (any, error) {
-	c := auth.FromContext(ctx)
-	if c == nil || c.TenantID == "" {
-		return nil, errs.E(errs.Unauthenticated, "no authenticated tenant")
-	}
-	if st := req.(*natsx.Request).Query.Get("status"); st != "" && st != "pending" {
-		return nil, errs.Invalid("unexpected status filter " + st)
+func (p *Peers) reviewCount(ctx context.Context, _ struct{}) (ledgerv1.ReviewCount, error) {
+	if st := natsx.RequestFrom(ctx).Query.Get("status"); st != "" && st != "pending" {
+		return ledgerv1.ReviewCount{}, errs.Invalid("unexpected status filter " + st)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.reviewErr != "" {
-		return nil, errs.E(p.reviewErr, "review count failed")
+		return ledgerv1.ReviewCount{}, errs.E(p.reviewErr, "review count failed")
 	}
-	n := p.pending[c.TenantID]
-	return map[string]any{"count": n, "pending": n}, nil
+	n := p.pending[natsx.Claims(ctx).TenantID]
+	return ledgerv1.ReviewCount{Count: n, Pending: n}, nil
 }
 
-func (p *Peers) tenant(ctx context.Context, _ any) (any, error) {
-	c := auth.FromContext(ctx)
-	if c == nil || c.TenantID == "" {
-		return nil, errs.E(errs.Unauthenticated, "authentication required")
-	}
+func (p *Peers) tenant(ctx context.Context, _ struct{}) (identityv1.Tenant, error) {
+	c := natsx.Claims(ctx)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	m, ok := p.fiscal[c.TenantID]
@@ -228,7 +214,7 @@ func (p *Peers) FailLocks(code string, applied bool) {
 }
 
 // StopLedger stops the fake ledger: calls then find no responder.
-func (p *Peers) StopLedger() { _ = p.ledger.Stop() }
+func (p *Peers) StopLedger() { _ = p.stopLedger() }
 
 // Commands returns the lock commands the ledger applied, in order.
 func (p *Peers) Commands() []ledgerv1.SetPeriodLock {
@@ -258,105 +244,24 @@ func PublishIntent(t testing.TB, js jetstream.JetStream, msgID, tenant, period s
 	}
 }
 
-// Env is one test's periods service with its peers.
-type Env struct {
-	URL    string
-	Owner  *pgxpool.Pool // owner connections, for looking behind the service
-	Pool   *pgxpool.Pool // the service's pool, running as periods_svc
-	NC     *nats.Conn
-	JS     jetstream.JetStream
-	Peers  *Peers
-	Svc    *periods.Service
-	Client *natsx.Client
-	Log    *slog.Logger
-	// Stop ends the consumers and the relay.
-	Stop context.CancelFunc
-}
-
-// New serves a periods service whose clock reads now, with its consumers
-// and outbox relay, on a new database and NATS server.
-func New(t testing.TB, now time.Time) *Env {
-	t.Helper()
-	ctx := context.Background()
-	url := testkit.Postgres(t, postgres.Migrations)
-	owner, err := pgxpool.New(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(owner.Close)
-	pool, err := db.Open(ctx, url, postgres.Role, 10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	_, nc := testkit.NATS(t)
-	peers := StartPeers(t, nc)
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := natsx.EnsureStream(ctx, js, periodsv1.StreamEvents, periodsv1.EventsFilter); err != nil {
-		t.Fatal(err)
-	}
-	log := Log()
-	client := &natsx.Client{NC: nc, Timeout: 10 * time.Second}
-	remote := natsrpc.Peers{Client: client}
-	svc := periods.New(postgres.New(pool), remote, remote, periods.WithClock(func() time.Time { return now }))
-
-	runCtx, cancel := context.WithCancel(ctx)
-	relayDone := make(chan struct{})
-	go func() {
-		defer close(relayDone)
-		_ = (&outbox.Relay{Pool: pool, Schema: postgres.Schema, JS: js, Log: log, Poll: 50 * time.Millisecond}).Run(runCtx)
-	}()
-	t.Cleanup(func() { cancel(); <-relayDone })
-	if err := natsrpc.ConsumeBookings(runCtx, js, svc, log); err != nil {
-		t.Fatal(err)
-	}
-	if err := natsrpc.ConsumeLocks(runCtx, js, svc, log); err != nil {
-		t.Fatal(err)
-	}
-	srv, err := natsx.NewServer(nc, natsx.ServerConfig{Name: "periods", Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Stop() })
-	if err := natsrpc.Register(srv, svc, idem.PG{Pool: pool, Schema: postgres.Schema}); err != nil {
-		t.Fatal(err)
-	}
-	if err := nc.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	return &Env{URL: url, Owner: owner, Pool: pool, NC: nc, JS: js, Peers: peers, Svc: svc, Client: client, Log: log, Stop: cancel}
-}
-
 // Tenant returns the claims of a new tenant's admin key.
 func Tenant(label string) *auth.Claims {
 	return &auth.Claims{TenantID: uuid.NewString(), KeyID: uuid.NewString(), KeyPrefix: "lgr_" + label[:min(4, len(label))], Label: label,
 		Role: "admin", Scopes: []string{auth.Admin}, Surface: "api"}
 }
 
-// Eventually polls cond until it holds or ten seconds pass.
-func Eventually(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // Drained reports whether a durable consumer of the ledger stream has
 // handled (and acknowledged) every event of its subject published so far.
-func (e *Env) Drained(t testing.TB, durable string) bool {
+func (p *Peers) Drained(t testing.TB, durable string) bool {
 	t.Helper()
-	if e.Peers.unpublished.Load() > 0 {
+	if p.unpublished.Load() > 0 {
 		return false
 	}
 	ctx := context.Background()
-	c, err := e.JS.Consumer(ctx, ledgerv1.StreamEvents, durable)
+	c, err := p.js.Consumer(ctx, ledgerv1.StreamEvents, durable)
+	if errors.Is(err, jetstream.ErrConsumerNotFound) {
+		return false // not created yet
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -364,7 +269,7 @@ func (e *Env) Drained(t testing.TB, durable string) bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := e.JS.Stream(ctx, ledgerv1.StreamEvents)
+	s, err := p.js.Stream(ctx, ledgerv1.StreamEvents)
 	if err != nil {
 		t.Fatal(err)
 	}

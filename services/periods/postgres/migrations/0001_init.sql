@@ -1,10 +1,6 @@
--- The periods service's own role. Roles are cluster-wide, so creation
--- tolerates a concurrent creator.
-DO $$ BEGIN
-    CREATE ROLE periods_svc NOLOGIN;
-EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
-END $$;
-GRANT USAGE ON SCHEMA periods TO periods_svc;
+-- The periods schema's own tables. The role periods_svc, the outbox,
+-- idempotency_keys and processed_events come from the shared migrations
+-- (postgres.Migrations).
 
 -- What the service last learnt from identity about a tenant; the event
 -- paths, which have no caller to ask identity for, number periods with it.
@@ -47,39 +43,7 @@ CREATE TABLE closing_tasks (
 );
 CREATE INDEX closing_tasks_period ON closing_tasks (tenant_id, period, created_at);
 
--- Ids of consumed events (the JetStream Nats-Msg-Id), recorded in the
--- transaction of their effect so a redelivery changes nothing.
-CREATE TABLE processed_events (
-    consumer     text NOT NULL,
-    event_id     text NOT NULL,
-    tenant_id    uuid NOT NULL,
-    processed_at timestamptz NOT NULL DEFAULT now(),
-    PRIMARY KEY (consumer, event_id)
-);
-CREATE INDEX processed_events_at ON processed_events (processed_at);
-
-CREATE TABLE outbox (
-    seq          bigserial PRIMARY KEY,
-    id           uuid NOT NULL UNIQUE,
-    subject      text NOT NULL,
-    payload      bytea NOT NULL,
-    created_at   timestamptz NOT NULL DEFAULT now(),
-    published_at timestamptz
-);
-CREATE INDEX outbox_pending ON outbox (seq) WHERE published_at IS NULL;
-
 GRANT SELECT, INSERT, UPDATE ON tenants, periods, closing_tasks TO periods_svc;
-GRANT SELECT, INSERT, DELETE ON processed_events TO periods_svc;
-GRANT SELECT, INSERT, UPDATE, DELETE ON outbox TO periods_svc;
-GRANT USAGE ON SEQUENCE outbox_seq_seq TO periods_svc;
 
 -- Row-level security: the second fence behind the tenant filter of every query.
-DO $$
-DECLARE t text;
-BEGIN
-    FOREACH t IN ARRAY ARRAY['tenants', 'periods', 'closing_tasks', 'processed_events'] LOOP
-        EXECUTE format('ALTER TABLE %I ENABLE ROW LEVEL SECURITY', t);
-        EXECUTE format('ALTER TABLE %I FORCE ROW LEVEL SECURITY', t);
-        EXECUTE format($p$CREATE POLICY tenant_isolation ON %I USING (tenant_id::text = current_setting('app.tenant_id', true) OR current_setting('app.tenant_id', true) = '*')$p$, t);
-    END LOOP;
-END $$;
+SELECT enable_tenant_rls('tenants', 'periods', 'closing_tasks');
