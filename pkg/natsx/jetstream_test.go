@@ -84,7 +84,8 @@ func TestConsume(t *testing.T) {
 	if diff := cmp.Diff([2]uint64{0, 0}, [2]uint64{ci.NumPending, uint64(ci.NumAckPending)}); diff != "" {
 		t.Errorf("pending, ack pending (-want +got):\n%s", diff)
 	}
-	if attempts["later"] != 2 || attempts["flaky"] < 3 {
-		t.Errorf("attempts: later %d (want 2), flaky %d (want ≥ 3)", attempts["later"], attempts["flaky"])
+	// A message also comes back when a batch it shares fails.
+	if attempts["later"] < 2 || attempts["flaky"] < 3 {
+		t.Errorf("attempts: later %d (want ≥ 2), flaky %d (want ≥ 3)", attempts["later"], attempts["flaky"])
 	}
 }
