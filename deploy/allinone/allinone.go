@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/ledgerplatform/ledger/gateway/gatewayd"
+	"github.com/ledgerplatform/ledger/pkg/daemon"
 	"github.com/ledgerplatform/ledger/pkg/db"
 	"github.com/ledgerplatform/ledger/pkg/natsembed"
 	"github.com/ledgerplatform/ledger/services/identity/identityd"
@@ -30,7 +31,7 @@ type Config struct {
 	DataDir   string // DATA_DIR, default .data
 	NATSPort  int    // NATS_PORT for the embedded server, default 14222 (-1 picks one)
 	Identity  identityd.Config
-	Ledger    ledgerd.Config
+	Ledger    daemon.Config
 	Periods   periodsd.Config
 	Reporting reportingd.Config
 	Gateway   gatewayd.Config
@@ -53,7 +54,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	if c.Identity, err = identityd.LoadConfig(getenv); err != nil {
 		return c, err
 	}
-	if c.Ledger, err = ledgerd.LoadConfig(getenv); err != nil {
+	if c.Ledger, err = daemon.LoadConfig("ledger", getenv); err != nil {
 		return c, err
 	}
 	if c.Periods, err = periodsd.LoadConfig(getenv); err != nil {
@@ -137,7 +138,11 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 			return identityd.Run(ctx, cfg.Identity, identityd.Deps{Pool: owner, NC: deps.NC, Log: log.With("service", "identity"), Ready: ready})
 		}},
 		{"ledger", func(ctx context.Context, ready func()) error {
-			return ledgerd.Run(ctx, cfg.Ledger, ledgerd.Deps{Pool: owner, NC: deps.NC, Log: log.With("service", "ledger"), Ready: ready})
+			svc, err := ledgerd.Service(cfg.Ledger.Getenv)
+			if err != nil {
+				return err
+			}
+			return daemon.Run(ctx, svc, cfg.Ledger, daemon.Deps{Pool: owner, NC: deps.NC, Log: log, Ready: ready})
 		}},
 		{"periods", func(ctx context.Context, ready func()) error {
 			return periodsd.Run(ctx, cfg.Periods, periodsd.Deps{Pool: owner, NC: deps.NC, Log: log.With("service", "periods"), Ready: ready})
