@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strconv"
 
@@ -28,22 +27,33 @@ import (
 	"github.com/ledgerplatform/ledger/services/reporting/reportingd"
 )
 
+// Services are the services the platform runs, in start order; each is a
+// declaration that pkg/daemon runs.
+var Services = []func(getenv func(string) string) (daemon.Service, error){
+	identityd.Service,
+	ledgerd.Service,
+	periodsd.Service,
+	reportingd.Service,
+	bankd.Service,
+}
+
 // Config gathers every part's configuration.
 type Config struct {
-	DataDir   string // DATA_DIR, default .data
-	NATSPort  int    // NATS_PORT for the embedded server, default 14222 (-1 picks one)
-	Identity  daemon.Config
-	Ledger    ledgerd.Config
-	Periods   daemon.Config
-	Reporting daemon.Config
-	Gateway   gatewayd.Config
-	// Getenv is the environment services on the shared shape read.
-	Getenv func(string) string
+	DataDir  string // DATA_DIR, default .data
+	NATSPort int    // NATS_PORT for the embedded server, default 14222 (-1 picks one)
+	Services []Service
+	Gateway  gatewayd.Config
+}
+
+// Service is one declared service with its configuration.
+type Service struct {
+	daemon.Service
+	Config daemon.Config
 }
 
 // LoadConfig reads the environment.
 func LoadConfig(getenv func(string) string) (Config, error) {
-	c := Config{DataDir: getenv("DATA_DIR"), NATSPort: 14222, Getenv: getenv}
+	c := Config{DataDir: getenv("DATA_DIR"), NATSPort: 14222}
 	if c.DataDir == "" {
 		c.DataDir = ".data"
 	}
@@ -54,26 +64,18 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		}
 		c.NATSPort = p
 	}
-	identitySvc, err := identityd.Service(getenv)
-	if err != nil {
-		return c, err
+	for _, declare := range Services {
+		svc, err := declare(getenv)
+		if err != nil {
+			return c, err
+		}
+		cfg, err := daemon.LoadConfig(svc.Name, getenv)
+		if err != nil {
+			return c, err
+		}
+		c.Services = append(c.Services, Service{svc, cfg})
 	}
-	if c.Identity, err = daemon.LoadConfig(identitySvc.Name, getenv); err != nil {
-		return c, err
-	}
-	if c.Ledger, err = ledgerd.LoadConfig(getenv); err != nil {
-		return c, err
-	}
-	periods, err := periodsd.Service(getenv)
-	if err != nil {
-		return c, err
-	}
-	if c.Periods, err = daemon.LoadConfig(periods.Name, getenv); err != nil {
-		return c, err
-	}
-	if c.Reporting, err = daemon.LoadConfig("reporting", getenv); err != nil {
-		return c, err
-	}
+	var err error
 	if c.Gateway, err = gatewayd.LoadConfig(getenv); err != nil {
 		return c, err
 	}
@@ -96,9 +98,6 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	log := deps.Log
 	if log == nil {
 		log = slog.Default()
-	}
-	if cfg.Getenv == nil {
-		cfg.Getenv = os.Getenv
 	}
 	if deps.DatabaseURL == "" {
 		url, stop, err := EnsurePostgres(ctx, cfg.DataDir, log)
@@ -144,53 +143,10 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 
 	g, ctx := errgroup.WithContext(ctx)
 	// Each service signals readiness; the gateway starts once they all serve.
-	services := []struct {
-		name string
-		run  func(ctx context.Context, ready func()) error
-	}{
-		{"identity", func(ctx context.Context, ready func()) error {
-			svc, err := identityd.Service(cfg.Identity.Getenv)
-			if err != nil {
-				return err
-			}
-			return daemon.Run(ctx, svc, cfg.Identity, daemon.Deps{Pool: owner, NC: deps.NC, Log: log, Ready: ready})
-		}},
-		{"ledger", func(ctx context.Context, ready func()) error {
-			return ledgerd.Run(ctx, cfg.Ledger, ledgerd.Deps{Pool: owner, NC: deps.NC, Log: log.With("service", "ledger"), Ready: ready})
-		}},
-		{"periods", func(ctx context.Context, ready func()) error {
-			svc, err := periodsd.Service(cfg.Periods.Getenv)
-			if err != nil {
-				return err
-			}
-			return daemon.Run(ctx, svc, cfg.Periods, daemon.Deps{Pool: owner, NC: deps.NC, Log: log, Ready: ready})
-		}},
-		{"reporting", func(ctx context.Context, ready func()) error {
-			svc, err := reportingd.Service(cfg.Reporting.Getenv)
-			if err != nil {
-				return err
-			}
-			return daemon.Run(ctx, svc, cfg.Reporting, daemon.Deps{Pool: owner, NC: deps.NC, Log: log, Ready: ready})
-		}},
-		{"bank", func(ctx context.Context, ready func()) error {
-			svc, err := bankd.Service(cfg.Getenv)
-			if err != nil {
-				return err
-			}
-			dc, err := daemon.LoadConfig(svc.Name, cfg.Getenv)
-			if err != nil {
-				return err
-			}
-			return daemon.Run(ctx, svc, dc, daemon.Deps{Pool: owner, NC: deps.NC, Log: log, Ready: ready})
-		}},
-	}
-	for _, s := range services {
+	for _, s := range cfg.Services {
 		ready := make(chan struct{})
 		g.Go(func() error {
-			if err := s.run(ctx, func() { close(ready) }); err != nil {
-				return fmt.Errorf("%s: %w", s.name, err)
-			}
-			return nil
+			return daemon.Run(ctx, s.Service, s.Config, daemon.Deps{Pool: owner, NC: deps.NC, Log: log, Ready: func() { close(ready) }})
 		})
 		select {
 		case <-ready:

@@ -176,7 +176,7 @@ func TestCreateAccountIdempotent(t *testing.T) {
 		t.Fatalf("repeat: replay %+v, %v; want the stored 201", replay, err)
 	}
 	var again ledger.Account
-	if err := json.Unmarshal(replay.Response, &again); err != nil {
+	if err := json.Unmarshal(replay.Body, &again); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(first.CreatedAt.UTC(), again.CreatedAt.UTC()); diff != "" || again.Number != "6816" {
@@ -555,7 +555,7 @@ func TestUpdateTaxCodeIdempotent(t *testing.T) {
 		t.Fatalf("retry: %+v %v", replay, err)
 	}
 	var again ledger.TaxCodeChanged
-	if err := json.Unmarshal(replay.Response, &again); err != nil || again != first {
+	if err := json.Unmarshal(replay.Body, &again); err != nil || again != first {
 		t.Fatalf("replayed %+v (%v), want %+v", again, err, first)
 	}
 	// The same key on another code is another request.

@@ -3,6 +3,7 @@ package ledger
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"regexp"
 	"time"
 
@@ -161,6 +162,55 @@ func (s *Service) idempotent(in *Intent, r Request) {
 	in.IdemHash = RequestHash([]byte(r.Channel), r.Body)
 }
 
+var sourceRe = regexp.MustCompile(`^[a-z][a-z_]{0,39}$`)
+
+// PostFor posts a booking for another service (ledgerv1.SubjectPost), for
+// example a bank clearing. The intent id is the command's idempotency key:
+// a retried command answers the intent already posted under it. Problems
+// with the booking name their field under booking.
+func (s *Service) PostFor(ctx context.Context, p ledgerv1.PostRequest) (Posted, error) {
+	var details []errs.Detail
+	if !ValidID(p.TenantID) {
+		details = append(details, errs.Field("tenant_id", "required UUID"))
+	}
+	if !ValidID(p.IntentID) {
+		details = append(details, errs.Field("intent_id", "required UUID, derived from the command so a retry posts once"))
+	}
+	if !sourceRe.MatchString(p.Source) {
+		details = append(details, errs.Field("source", "required: the posting service, such as bank"))
+	}
+	if p.DocumentID != "" && !ValidID(p.DocumentID) {
+		details = append(details, errs.Field("document_id", "must be a UUID"))
+	}
+	if len(details) > 0 {
+		return Posted{}, errs.Invalid("the posting command is invalid; nothing was posted", details...)
+	}
+	in := &Intent{ID: p.IntentID, Source: p.Source, DocumentID: p.DocumentID, Provenance: provenance(&auth.Claims{}, p.Source)}
+	if p.Booking.Period != "" {
+		date, _ := ParseDate(p.Booking.BookingDate)
+		var err error
+		if in.Period, err = PeriodOf(date, p.Booking.Period); err != nil {
+			return Posted{}, under("booking.", err)
+		}
+	}
+	posted, err := s.postAs(ctx, p.TenantID, p.Booking, in)
+	return posted, under("booking.", err)
+}
+
+// under prefixes the fields named by an INVALID_INPUT error.
+func under(prefix string, err error) error {
+	var e *errs.Error
+	if !errors.As(err, &e) || e.Code != errs.InvalidInput {
+		return err
+	}
+	out := *e
+	out.Details = make([]errs.Detail, len(e.Details))
+	for i, d := range e.Details {
+		out.Details[i] = errs.Field(prefix+d.Field, d.Issue)
+	}
+	return &out
+}
+
 // ReverseRequest is the body of POST /v1/journal/reverse.
 type ReverseRequest struct {
 	IntentID    string `json:"intent_id"`
@@ -252,14 +302,14 @@ func (s *Service) Reverse(ctx context.Context, r Request, rr ReverseRequest) (Re
 // Idempotency-Key back into the answer the first request got.
 func reversalReplay(rec *IdemRecord, original string) *IdemRecord {
 	var p Posted
-	if json.Unmarshal(rec.Response, &p) != nil || p.IntentID == "" {
+	if json.Unmarshal(rec.Body, &p) != nil || p.IntentID == "" {
 		return rec
 	}
 	b, err := json.Marshal(Reversed{ReversalIntentID: p.IntentID, OriginalIntentID: original, EventCount: p.EventCount})
 	if err != nil {
 		return rec
 	}
-	return &IdemRecord{RequestHash: rec.RequestHash, Status: rec.Status, Response: b}
+	return &IdemRecord{Hash: rec.Hash, Status: rec.Status, Body: b}
 }
 
 func truncate(s string, n int) string {

@@ -81,9 +81,11 @@ type Intent struct {
 	IdemScope, IdemKey, IdemHash string
 }
 
-// IdemRecord is the stored first response to an idempotent request.
+// IdemRecord is the stored first response to an idempotent request, as
+// the shared idempotency table holds it (pkg/idem.Record, which the store
+// converts to and from).
 type IdemRecord struct {
-	RequestHash string
-	Status      int
-	Response    json.RawMessage
+	Hash   string
+	Status int
+	Body   json.RawMessage
 }

@@ -135,6 +135,7 @@ type ReviewItem struct {
 	Version          int        `json:"-"`
 	Posting          string     `json:"-"` // operation holding the claim, or ""
 	PostingIntentID  string     `json:"-"`
+	PostingToken     string     `json:"-"` // the request that claimed last
 	ResolvedIdem     string     `json:"-"`
 	ReversalIntentID *string    `json:"-"`
 	DeletedAt        *time.Time `json:"-"`
@@ -157,6 +158,7 @@ type ReviewChange struct {
 type ReviewClaim struct {
 	Op       string
 	IntentID string
+	Token    string      // identifies the claiming request
 	Draft    *Suggestion // the override's draft; nil for confirm
 }
 
@@ -505,7 +507,8 @@ func (s *Service) resolveReview(ctx context.Context, r Request, it *ReviewItem, 
 			return ReviewResult{}, err
 		}
 	}
-	claimed, err := s.store.ClaimReviewItem(ctx, tenant, it.ID, ReviewClaim{Op: op, IntentID: intentID, Draft: draft})
+	token := uuid.NewString()
+	claimed, err := s.store.ClaimReviewItem(ctx, tenant, it.ID, ReviewClaim{Op: op, IntentID: intentID, Token: token, Draft: draft})
 	if err != nil {
 		return ReviewResult{}, err
 	}
@@ -549,10 +552,12 @@ func (s *Service) resolveReview(ctx context.Context, r Request, it *ReviewItem, 
 		}
 		// A concurrent request of another operation may have found our
 		// committed posting and finished the item with it on our behalf
-		// (settleClaim resolves as "system"): the resolution is ours. An
-		// identical request that resolved first won, and we did not.
+		// (settleClaim resolves as "system"): the resolution is ours if we
+		// claimed last. Identical requests share one claim, and only one
+		// of them may succeed; an identical request that resolved first
+		// won, and we did not.
 		if now.Status == status && now.IntentID != nil && *now.IntentID == intentID &&
-			now.ResolvedBy != nil && *now.ResolvedBy == "system" {
+			now.ResolvedBy != nil && *now.ResolvedBy == "system" && now.PostingToken == token {
 			return ReviewResult{Status: status, IntentID: intentID, EventCount: posted.EventCount}, nil
 		}
 		return s.replayResolution(now, r, op, intentID)
@@ -619,7 +624,13 @@ func deref(s *string) string {
 // channel. The store answers an intent id it already holds with that
 // intent, so posting twice under one id posts once.
 func (s *Service) bookWithID(ctx context.Context, r Request, b Booking, intentID, documentID string) (Posted, error) {
-	tenant := r.Claims.TenantID
+	return s.postAs(ctx, r.Claims.TenantID, b, &Intent{ID: intentID, Source: "review_queue", DocumentID: documentID,
+		Provenance: provenance(r.Claims, "review_queue")})
+}
+
+// postAs validates b and posts it as the intent in describes (id, source,
+// document, provenance).
+func (s *Service) postAs(ctx context.Context, tenant string, b Booking, in *Intent) (Posted, error) {
 	chart, err := s.chart(ctx, tenant)
 	if err != nil {
 		return Posted{}, err
@@ -628,10 +639,7 @@ func (s *Service) bookWithID(ctx context.Context, r Request, b Booking, intentID
 	if err != nil {
 		return Posted{}, err
 	}
-	in := &Intent{
-		ID: intentID, TenantID: tenant, BookingDate: date, Description: strings.TrimSpace(b.Description),
-		Source: "review_queue", DocumentID: documentID, Provenance: provenance(r.Claims, "review_queue"), Events: events,
-	}
+	in.TenantID, in.BookingDate, in.Description, in.Events = tenant, date, strings.TrimSpace(b.Description), events
 	in.Fingerprint = Fingerprint(date, b.Description, events)
 	in.SkipDuplicateCheck = b.SkipDuplicateCheck
 	posted, _, err := s.store.Post(ctx, in)

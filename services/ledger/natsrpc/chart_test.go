@@ -1,14 +1,10 @@
-package natsrpc
+package natsrpc_test
 
 import (
-	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"net/url"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
@@ -16,43 +12,29 @@ import (
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
 	"github.com/ledgerplatform/ledger/contracts/money"
 	"github.com/ledgerplatform/ledger/pkg/auth"
-	"github.com/ledgerplatform/ledger/pkg/db"
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
 	"github.com/ledgerplatform/ledger/pkg/testkit"
 	"github.com/ledgerplatform/ledger/services/ledger"
+	"github.com/ledgerplatform/ledger/services/ledger/ledgerd"
 	"github.com/ledgerplatform/ledger/services/ledger/postgres"
-	"github.com/ledgerplatform/ledger/services/ledger/skr04"
 )
 
-// chartRPC serves the chart routes of a ledger on real Postgres (as
-// ledger_svc) over an embedded NATS server.
+// chartRPC runs the ledger's daemon (SKR04 chart) on testkit.RPC.
 type chartRPC struct {
-	svc    *ledger.Service
-	client *natsx.Client
+	h      *testkit.RPC
 	claims *auth.Claims
 }
 
 func newChartRPC(t *testing.T) *chartRPC {
 	t.Helper()
-	ctx := context.Background()
-	pool, err := db.Open(ctx, testkit.Postgres(t, postgres.Migrations), "ledger_svc", 4)
+	h := testkit.NewRPC(t, postgres.Migrations)
+	svc, err := ledgerd.Service(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(pool.Close)
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	svc := ledger.New(postgres.New(pool, log), func() ([]ledger.Account, []ledger.TaxCode) { return skr04.Accounts(), skr04.TaxCodes() })
-	_, nc := testkit.NATS(t)
-	srv, err := natsx.NewServer(nc, natsx.ServerConfig{Name: "ledger", Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Stop() })
-	if err := registerChart(srv, svc); err != nil {
-		t.Fatal(err)
-	}
-	return &chartRPC{svc: svc, client: &natsx.Client{NC: nc, Timeout: 10 * time.Second},
+	h.Start(svc, nil)
+	return &chartRPC{h: h,
 		claims: &auth.Claims{TenantID: uuid.NewString(), KeyID: uuid.NewString(), KeyPrefix: "lgr_rpc", Label: "rpc", Scopes: []string{"admin"}, Surface: "api"}}
 }
 
@@ -73,32 +55,25 @@ type chartCall struct {
 
 func (c *chartRPC) do(t *testing.T, tc chartCall) (*natsx.Reply, map[string]any) {
 	t.Helper()
-	ctx := context.Background()
+	rq := testkit.Rq{Body: tc.body, IdempotencyKey: tc.key}
 	if !tc.anon {
-		ctx = auth.WithClaims(ctx, c.claims)
+		rq.As = c.claims
 	}
-	if tc.key != "" {
-		ctx = natsx.WithIdempotencyKey(ctx, tc.key)
-	}
-	req := &natsx.Request{Body: []byte(tc.body)}
 	if tc.param != "" {
 		name := "number"
 		if tc.subject == ledgerv1.SubjectTaxCodesUpdate {
 			name = "code"
 		}
-		req.Params = url.Values{name: {tc.param}}
+		rq.Params = map[string]string{name: tc.param}
 	}
 	if tc.query != "" {
 		q, err := url.ParseQuery(tc.query)
 		if err != nil {
 			t.Fatal(err)
 		}
-		req.Query = q
+		rq.Query = q
 	}
-	reply, err := c.client.Do(ctx, tc.subject, req)
-	if err != nil {
-		t.Fatalf("%s: %v", tc.name, err)
-	}
+	reply := c.h.Call(tc.subject, rq).Raw
 	var body map[string]any
 	if err := json.Unmarshal(reply.Body, &body); err != nil {
 		t.Fatalf("%s: reply %q: %v", tc.name, reply.Body, err)
@@ -209,14 +184,11 @@ func TestChartAccountRoutes(t *testing.T) {
 func TestChartEntriesRoute(t *testing.T) {
 	t.Parallel()
 	c := newChartRPC(t)
-	r := ledger.Request{Claims: c.claims, Channel: "rest"}
 	for _, b := range []ledger.Booking{
 		{BookingDate: "2024-01-10", Description: "Kunde zahlt", Lines: []ledger.Line{{AccountDebit: "1800", AccountCredit: "1200", Amount: money.MustParse("119.00")}}},
 		{BookingDate: "2024-02-05", Description: "Bankgebühr", Lines: []ledger.Line{{AccountDebit: "6855", AccountCredit: "1800", Amount: money.MustParse("10.50")}}},
 	} {
-		if _, _, err := c.svc.Book(context.Background(), r, b, "", ""); err != nil {
-			t.Fatal(err)
-		}
+		c.h.OK(ledgerv1.SubjectBookingsCreate, testkit.Rq{As: c.claims, Body: b}, 201, nil)
 	}
 	entries := ledgerv1.SubjectAccountsEntries
 	c.run(t, []chartCall{

@@ -2,17 +2,13 @@ package natsrpc_test
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"mime/multipart"
 	"net/textproto"
 	"net/url"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
@@ -20,13 +16,10 @@ import (
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
 	"github.com/ledgerplatform/ledger/contracts/money"
 	"github.com/ledgerplatform/ledger/pkg/auth"
-	"github.com/ledgerplatform/ledger/pkg/db"
 	"github.com/ledgerplatform/ledger/pkg/errs"
-	"github.com/ledgerplatform/ledger/pkg/idem"
-	"github.com/ledgerplatform/ledger/pkg/natsx"
 	"github.com/ledgerplatform/ledger/pkg/testkit"
 	"github.com/ledgerplatform/ledger/services/ledger"
-	"github.com/ledgerplatform/ledger/services/ledger/natsrpc"
+	"github.com/ledgerplatform/ledger/services/ledger/ledgerd"
 	"github.com/ledgerplatform/ledger/services/ledger/postgres"
 )
 
@@ -43,34 +36,17 @@ func drSeed() ([]ledger.Account, []ledger.TaxCode) {
 		}
 }
 
-// drHarness serves one test's ledger on its own database and NATS server.
+// drHarness runs one test's ledger daemon (a small chart) on testkit.RPC.
 type drHarness struct {
-	client *natsx.Client
+	rpc    *testkit.RPC
 	tenant string
 	claims *auth.Claims
 }
 
 func newDRHarness(t *testing.T) *drHarness {
 	t.Helper()
-	url := testkit.Postgres(t, postgres.Migrations)
-	ctx := context.Background()
-	pool, err := db.Open(ctx, url, "ledger_svc", 4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	svc := ledger.New(postgres.New(pool, log), drSeed)
-	_, nc := testkit.NATS(t)
-	srv, err := natsx.NewServer(nc, natsx.ServerConfig{Name: "ledger", Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Stop() })
-	if err := natsrpc.Register(srv, svc, idem.PG{Pool: pool, Schema: "ledger"}); err != nil {
-		t.Fatal(err)
-	}
-	h := &drHarness{client: &natsx.Client{NC: nc, Timeout: 20 * time.Second}}
+	h := &drHarness{rpc: testkit.NewRPC(t, postgres.Migrations)}
+	h.rpc.Start(ledgerd.WithSeed(drSeed), nil)
 	h.tenant, h.claims = drClaims()
 	return h
 }
@@ -100,33 +76,12 @@ type drReply struct {
 
 func (h *drHarness) call(t *testing.T, subject string, r drRq) drReply {
 	t.Helper()
-	ctx := context.Background()
-	if r.as != nil {
-		ctx = auth.WithClaims(ctx, r.as)
-	}
-	if r.idemKey != "" {
-		ctx = natsx.WithIdempotencyKey(ctx, r.idemKey)
-	}
-	req := &natsx.Request{Query: r.query, Params: url.Values{}, ContentType: r.contentType}
+	rq := testkit.Rq{As: r.as, Query: r.query, Body: r.body, IdempotencyKey: r.idemKey, ContentType: r.contentType}
 	if r.id != "" {
-		req.Params.Set("id", r.id)
+		rq.Params = map[string]string{"id": r.id}
 	}
-	switch b := r.body.(type) {
-	case nil:
-	case []byte:
-		req.Body = b
-	default:
-		var err error
-		if req.Body, err = json.Marshal(b); err != nil {
-			t.Fatal(err)
-		}
-		req.ContentType = "application/json"
-	}
-	resp, err := h.client.Do(ctx, subject, req)
-	if err != nil {
-		t.Fatalf("%s: %v", subject, err)
-	}
-	return drReply{status: resp.Status, code: resp.ErrCode, body: resp.Body, contentType: resp.ContentType, disposition: resp.Disposition}
+	resp := h.rpc.Call(subject, rq)
+	return drReply{status: resp.Status, code: resp.Code, body: resp.Body, contentType: resp.Raw.ContentType, disposition: resp.Raw.Disposition}
 }
 
 // ok calls subject as the harness tenant, wants status and decodes into out.

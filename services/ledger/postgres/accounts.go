@@ -14,6 +14,7 @@ import (
 	"github.com/ledgerplatform/ledger/contracts/money"
 	"github.com/ledgerplatform/ledger/pkg/db"
 	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/idem"
 	"github.com/ledgerplatform/ledger/services/ledger"
 )
 
@@ -23,7 +24,6 @@ var chartConstraints = map[string]*errs.Error{
 	"accounts_pkey":                                errs.E(errs.AccountExists, "an account with this number already exists"),
 	"tax_codes_tenant_id_vat_account_fkey":         errs.E(errs.AccountNotFound, "vat_account does not exist in the chart of accounts"),
 	"tax_codes_tenant_id_self_assess_account_fkey": errs.E(errs.AccountNotFound, "self_assess_account does not exist in the chart of accounts"),
-	"idempotency_keys_pkey":                        errs.E(errs.IdempotencyKeyInProgress, "a request with this Idempotency-Key is in progress"),
 }
 
 // sqlWhere collects the conditions of a query; each ? of a condition becomes
@@ -64,7 +64,7 @@ func (s *Store) ListAccounts(ctx context.Context, tenant string, f ledger.Accoun
 	}
 	var accounts []ledger.Account
 	var total int
-	err := s.readTx(ctx, tenant, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, tenant, db.Snapshot, func(tx pgx.Tx) error {
 		if err := tx.QueryRow(ctx, "SELECT count(*) FROM ledger.accounts WHERE "+w.String(), w.args...).Scan(&total); err != nil {
 			return err
 		}
@@ -88,9 +88,9 @@ func (s *Store) ListAccounts(ctx context.Context, tenant string, f ledger.Accoun
 func (s *Store) CreateAccount(ctx context.Context, tenant string, a ledger.Account, idem ledger.IdemRequest) (ledger.Account, *ledger.IdemRecord, error) {
 	var out ledger.Account
 	var replay *ledger.IdemRecord
-	err := s.tx(ctx, tenant, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, tenant, db.ReadCommitted, func(tx pgx.Tx) error {
 		var err error
-		if replay, err = idemLookup(ctx, tx, tenant, idem); err != nil || replay != nil {
+		if replay, err = firstAnswer(ctx, tx, tenant, idem); err != nil || replay != nil {
 			return err
 		}
 		rows, err := tx.Query(ctx, `INSERT INTO ledger.accounts (tenant_id, number, name, type, category, report_group)
@@ -101,14 +101,19 @@ func (s *Store) CreateAccount(ctx context.Context, tenant string, a ledger.Accou
 		if out, err = pgx.CollectExactlyOneRow(rows, pgx.RowToStructByPos[ledger.Account]); err != nil {
 			return err
 		}
-		return idemSave(ctx, tx, tenant, idem, 201, out)
+		return remember(ctx, tx, tenant, idem, 201, out)
 	})
 	if err != nil {
 		err = db.MapConstraint(err, chartConstraints)
 		if errs.Is(err, errs.AccountExists) && idem.Key != "" {
 			// A concurrent request with the same key may have created it.
-			if rec, lerr := s.idemReplay(ctx, tenant, idem); lerr != nil || rec != nil {
-				return ledger.Account{}, rec, lerr
+			var rec *ledger.IdemRecord
+			lerr := db.InTenant(ctx, s.pool, tenant, db.ReadOnly, func(tx pgx.Tx) (err error) {
+				rec, err = firstAnswer(ctx, tx, tenant, idem)
+				return err
+			})
+			if lerr != nil || rec != nil {
+				return ledger.Account{}, rec, errs.Wrap("ledger.CreateAccount", lerr)
 			}
 		}
 		return ledger.Account{}, nil, errs.Wrap("ledger.CreateAccount", err)
@@ -129,7 +134,7 @@ func (s *Store) SearchAccounts(ctx context.Context, tenant string, f ledger.Acco
 	q := fmt.Sprintf(`SELECT number, name, type FROM ledger.accounts WHERE %s
 		ORDER BY (number LIKE %s || '%%') DESC, (lower(name) LIKE %s || '%%') DESC, number LIMIT %s`, w, num, name, w.next(f.Limit))
 	var hits []ledger.AccountHit
-	err := s.readTx(ctx, tenant, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, tenant, db.Snapshot, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, q, w.args...)
 		if err != nil {
 			return err
@@ -156,7 +161,7 @@ func (s *Store) AccountEntries(ctx context.Context, tenant string, f ledger.Entr
 		w.add("e.booking_date <= ?::date", f.To.Format(time.DateOnly))
 	}
 	res := &ledger.AccountEntries{}
-	err := s.readTx(ctx, tenant, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, tenant, db.Snapshot, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, "SELECT "+accountColumns+" FROM ledger.accounts WHERE tenant_id = $1 AND number = $2", tenant, f.Number)
 		if err != nil {
 			return err
@@ -214,7 +219,7 @@ func (s *Store) ListTaxCodes(ctx context.Context, tenant string, includeInactive
 		q += " AND is_active"
 	}
 	var codes []ledger.TaxCode
-	err := s.readTx(ctx, tenant, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, tenant, db.Snapshot, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, q+" ORDER BY code", tenant)
 		if err != nil {
 			return err
@@ -233,11 +238,7 @@ func (s *Store) ListTaxCodes(ctx context.Context, tenant string, includeInactive
 func (s *Store) UpdateTaxCode(ctx context.Context, tenant, code string, p ledger.TaxCodePatch, idem ledger.IdemRequest) (ledger.TaxCode, *ledger.IdemRecord, error) {
 	var out ledger.TaxCode
 	var replay *ledger.IdemRecord
-	err := s.tx(ctx, tenant, func(tx pgx.Tx) error {
-		var err error
-		if replay, err = idemLookup(ctx, tx, tenant, idem); err != nil || replay != nil {
-			return err
-		}
+	err := db.InTenant(ctx, s.pool, tenant, db.ReadCommitted, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, taxCodeSelect+" WHERE tenant_id = $1 AND code = $2 FOR UPDATE", tenant, code)
 		if err != nil {
 			return err
@@ -247,6 +248,10 @@ func (s *Store) UpdateTaxCode(ctx context.Context, tenant, code string, p ledger
 			return errs.E(errs.TaxCodeNotFound, "tax code %s not found", code)
 		}
 		if err != nil {
+			return err
+		}
+		// Read under the row lock: a concurrent twin has committed by now.
+		if replay, err = firstAnswer(ctx, tx, tenant, idem); err != nil || replay != nil {
 			return err
 		}
 		next, err := p.Apply(cur)
@@ -263,7 +268,7 @@ func (s *Store) UpdateTaxCode(ctx context.Context, tenant, code string, p ledger
 			return err
 		}
 		out = next
-		return idemSave(ctx, tx, tenant, idem, 200, next.Changed())
+		return remember(ctx, tx, tenant, idem, 200, next.Changed())
 	})
 	if err != nil {
 		return ledger.TaxCode{}, nil, errs.Wrap("ledger.UpdateTaxCode", db.MapConstraint(err, chartConstraints))
@@ -303,47 +308,30 @@ func accountsExist(ctx context.Context, tx pgx.Tx, tenant string, fields map[str
 	return nil
 }
 
-// idemLookup returns the stored answer of an earlier request with the same
-// key, IDEMPOTENCY_KEY_REUSED when that request differed, or nil.
-func idemLookup(ctx context.Context, tx pgx.Tx, tenant string, idem ledger.IdemRequest) (*ledger.IdemRecord, error) {
-	if idem.Key == "" {
+// firstAnswer returns the first answer stored under the request's key,
+// IDEMPOTENCY_KEY_REUSED when that request differed, or nil.
+func firstAnswer(ctx context.Context, tx pgx.Tx, tenant string, r ledger.IdemRequest) (*ledger.IdemRecord, error) {
+	if r.Key == "" {
 		return nil, nil
 	}
-	var rec ledger.IdemRecord
-	err := tx.QueryRow(ctx, "SELECT request_hash, status, response FROM ledger.idempotency_keys WHERE tenant_id = $1 AND scope = $2 AND key = $3",
-		tenant, idem.Scope, idem.Key).Scan(&rec.RequestHash, &rec.Status, &rec.Response)
+	rec, err := idem.Lookup(ctx, tx, schema, tenant, r.Scope, r.Key)
 	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-		return nil, nil
-	case err != nil:
+	case err != nil || rec == nil:
 		return nil, err
-	case rec.RequestHash != idem.Hash:
+	case rec.Hash != r.Hash:
 		return nil, errs.E(errs.IdempotencyKeyReused, "this Idempotency-Key was used with a different request")
 	}
-	return &rec, nil
+	return (*ledger.IdemRecord)(rec), nil
 }
 
-// idemReplay is idemLookup in a transaction of its own.
-func (s *Store) idemReplay(ctx context.Context, tenant string, idem ledger.IdemRequest) (*ledger.IdemRecord, error) {
-	var rec *ledger.IdemRecord
-	err := s.readTx(ctx, tenant, func(tx pgx.Tx) error {
-		var err error
-		rec, err = idemLookup(ctx, tx, tenant, idem)
-		return err
-	})
-	return rec, errs.Wrap("ledger.idemReplay", err)
-}
-
-// idemSave stores the answer to an idempotent request.
-func idemSave(ctx context.Context, tx pgx.Tx, tenant string, idem ledger.IdemRequest, status int, response any) error {
-	if idem.Key == "" {
+// remember stores the answer to an idempotent request with its effect.
+func remember(ctx context.Context, tx pgx.Tx, tenant string, r ledger.IdemRequest, status int, response any) error {
+	if r.Key == "" {
 		return nil
 	}
 	body, err := json.Marshal(response)
 	if err != nil {
 		return err
 	}
-	_, err = tx.Exec(ctx, "INSERT INTO ledger.idempotency_keys (tenant_id, scope, key, request_hash, status, response) VALUES ($1, $2, $3, $4, $5, $6)",
-		tenant, idem.Scope, idem.Key, idem.Hash, status, body)
-	return err
+	return idem.Save(ctx, tx, schema, tenant, r.Scope, r.Key, idem.Record{Hash: r.Hash, Status: status, Body: body})
 }

@@ -32,7 +32,7 @@ func (s *Store) PutDocument(ctx context.Context, tenant string, d ledger.Documen
 	}
 	var out ledger.Document
 	created := false
-	err = s.tx(ctx, tenant, func(tx pgx.Tx) error {
+	err = db.InTenant(ctx, s.pool, tenant, db.ReadCommitted, func(tx pgx.Tx) error {
 		err := scanDocument(tx.QueryRow(ctx, `INSERT INTO ledger.documents (tenant_id, id, sha256, mime_type, original_name, size_bytes, content, created_by)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 			ON CONFLICT (tenant_id, sha256) DO NOTHING
@@ -57,7 +57,7 @@ func (s *Store) PutDocument(ctx context.Context, tenant string, d ledger.Documen
 // Document returns a document's metadata.
 func (s *Store) Document(ctx context.Context, tenant, id string) (ledger.Document, error) {
 	var d ledger.Document
-	err := s.readTx(ctx, tenant, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, tenant, db.Snapshot, func(tx pgx.Tx) error {
 		err := scanDocument(tx.QueryRow(ctx, "SELECT "+documentColumns+" FROM ledger.documents WHERE tenant_id = $1 AND id = $2", tenant, id), &d)
 		return db.NotFound(err, "document %s not found", id)
 	})
@@ -71,7 +71,7 @@ func (s *Store) Document(ctx context.Context, tenant, id string) (ledger.Documen
 func (s *Store) DocumentFile(ctx context.Context, tenant, id string) (ledger.Document, []byte, error) {
 	var d ledger.Document
 	var content []byte
-	err := s.readTx(ctx, tenant, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, tenant, db.Snapshot, func(tx pgx.Tx) error {
 		err := scanDocument(tx.QueryRow(ctx, "SELECT "+documentColumns+", content FROM ledger.documents WHERE tenant_id = $1 AND id = $2", tenant, id), &d, &content)
 		return db.NotFound(err, "document %s not found", id)
 	})

@@ -82,7 +82,7 @@ func (s *Store) Journal(ctx context.Context, tenant string, f ledger.JournalFilt
 	q := "SELECT " + eventColumns + " FROM ledger.journal_events e JOIN ledger.intents i ON i.tenant_id = e.tenant_id AND i.id = e.intent_id WHERE " +
 		strings.Join(where, " AND ") + fmt.Sprintf(" ORDER BY e.journal_number LIMIT $%d OFFSET $%d", len(args)-1, len(args))
 	var out []ledger.JournalEntry
-	err := s.readTx(ctx, tenant, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, tenant, db.Snapshot, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, q, args...)
 		if err != nil {
 			return err
@@ -107,7 +107,7 @@ func escapeLike(s string) string {
 // IntentDetail returns an intent with its entries, totals and links.
 func (s *Store) IntentDetail(ctx context.Context, tenant, id string) (*ledger.IntentDetail, error) {
 	var d ledger.IntentDetail
-	err := s.readTx(ctx, tenant, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, tenant, db.Snapshot, func(tx pgx.Tx) error {
 		err := tx.QueryRow(ctx, `SELECT i.id::text, i.booking_date::text, i.period, i.description, i.source, i.category, i.document_id::text,
 				i.reverses::text, r.id::text, i.created_at
 			FROM ledger.intents i LEFT JOIN ledger.intents r ON r.tenant_id = i.tenant_id AND r.reverses = i.id
@@ -147,7 +147,7 @@ func (s *Store) IntentDetail(ctx context.Context, tenant, id string) (*ledger.In
 // large journal verifies in constant memory.
 func (s *Store) Verify(ctx context.Context, tenant string) (ledger.Verification, error) {
 	var v ledger.Verification
-	err := s.readTx(ctx, tenant, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, tenant, db.Snapshot, func(tx pgx.Tx) error {
 		var headNumber int64
 		var headHash []byte
 		if err := tx.QueryRow(ctx, "SELECT last_number, last_hash FROM ledger.journal_heads WHERE tenant_id = $1", tenant).Scan(&headNumber, &headHash); err != nil {
@@ -201,7 +201,7 @@ func (s *Store) Verify(ctx context.Context, tenant string) (ledger.Verification,
 // first, exactly as postings do: a lock and a posting of the same tenant
 // serialise, so no posting commits into a period after its lock committed.
 func (s *Store) SetPeriodLock(ctx context.Context, tenant, period, status, by string) error {
-	err := s.tx(ctx, tenant, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, tenant, db.ReadCommitted, func(tx pgx.Tx) error {
 		var n int64
 		if err := tx.QueryRow(ctx, "SELECT last_number FROM ledger.journal_heads WHERE tenant_id = $1 FOR UPDATE", tenant).Scan(&n); err != nil {
 			if errors.Is(err, pgx.ErrNoRows) {
@@ -229,7 +229,7 @@ func (s *Store) SetPeriodLock(ctx context.Context, tenant, period, status, by st
 // out, so a page may need several windows.
 func (s *Store) JournalFeed(ctx context.Context, tenant string, after int64, limit int, from, to *time.Time) (ledgerv1.JournalFeed, error) {
 	feed := ledgerv1.JournalFeed{Lines: []ledgerv1.JournalLine{}, Last: after}
-	err := s.readTx(ctx, tenant, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, tenant, db.Snapshot, func(tx pgx.Tx) error {
 		if err := tx.QueryRow(ctx, "SELECT last_number FROM ledger.journal_heads WHERE tenant_id = $1", tenant).Scan(&feed.Head); err != nil {
 			return db.NotFound(err, "tenant has no journal")
 		}

@@ -1,6 +1,7 @@
 // Package postgres stores the ledger in its own schema: accounts, tax codes,
 // documents, journal intents and events with their hash chain, period
-// locks, idempotency keys, the review queue and the outbox.
+// locks and the review queue; the outbox and idempotency keys are the
+// shared tables.
 package postgres
 
 import (
@@ -14,7 +15,7 @@ import (
 var migrationFiles embed.FS
 
 // Migrations of the ledger schema.
-var Migrations = migrate.Set{Schema: "ledger", FS: mustSub(migrationFiles, "migrations")}
+var Migrations = migrate.Set{Schema: schema, Role: "ledger_svc", FS: mustSub(migrationFiles, "migrations"), Outbox: true, Idempotency: true}
 
 func mustSub(f fs.FS, dir string) fs.FS {
 	sub, err := fs.Sub(f, dir)

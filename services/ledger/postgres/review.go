@@ -16,14 +16,14 @@ import (
 
 const reviewColumns = `id::text, status, source_type, source_id, document_id::text, suggestion, original_suggestion, booked_draft,
 	intent_id::text, event_count, resolved_by, resolved_at, created_by, created_at, updated_at,
-	version, COALESCE(posting, ''), COALESCE(posting_intent_id::text, ''), COALESCE(resolved_idem, ''), reversal_intent_id::text, deleted_at`
+	version, COALESCE(posting, ''), COALESCE(posting_intent_id::text, ''), COALESCE(posting_token::text, ''), COALESCE(resolved_idem, ''), reversal_intent_id::text, deleted_at`
 
 func scanReview(row pgx.CollectableRow) (ledger.ReviewItem, error) {
 	var it ledger.ReviewItem
 	var sug, orig, booked []byte
 	err := row.Scan(&it.ID, &it.Status, &it.SourceType, &it.SourceID, &it.DocumentID, &sug, &orig, &booked,
 		&it.IntentID, &it.EventCount, &it.ResolvedBy, &it.ResolvedAt, &it.CreatedBy, &it.CreatedAt, &it.UpdatedAt,
-		&it.Version, &it.Posting, &it.PostingIntentID, &it.ResolvedIdem, &it.ReversalIntentID, &it.DeletedAt)
+		&it.Version, &it.Posting, &it.PostingIntentID, &it.PostingToken, &it.ResolvedIdem, &it.ReversalIntentID, &it.DeletedAt)
 	if err != nil {
 		return it, err
 	}
@@ -82,7 +82,7 @@ func (s *Store) CreateReviewItem(ctx context.Context, tenant string, it *ledger.
 		return false, errs.Wrap("ledger.CreateReviewItem", err)
 	}
 	created := false
-	err = s.tx(ctx, tenant, func(tx pgx.Tx) error {
+	err = db.InTenant(ctx, s.pool, tenant, db.ReadCommitted, func(tx pgx.Tx) error {
 		got, err := queryReview(ctx, tx, `INSERT INTO ledger.review_items (tenant_id, id, source_type, source_id, document_id, suggestion, original_suggestion, created_by, history)
 			VALUES ($1, $2, $3, $4, $5, $6, $6, $7, jsonb_build_array(jsonb_build_object('at', now(), 'action', 'create', 'by', $7::text)))
 			ON CONFLICT DO NOTHING
@@ -127,7 +127,7 @@ func (s *Store) ReviewItems(ctx context.Context, tenant string, f ledger.ReviewF
 	n := len(args)
 	args = append(args, f.Limit, f.Offset)
 	var items []ledger.ReviewItem
-	err := s.readTx(ctx, tenant, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, tenant, db.Snapshot, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, "SELECT "+reviewColumns+` FROM ledger.review_items
 			WHERE tenant_id = $1 AND deleted_at IS NULL AND `+cond+fmt.Sprintf(" ORDER BY seq LIMIT $%d OFFSET $%d", n+1, n+2), args...)
 		if err != nil {
@@ -148,7 +148,7 @@ func (s *Store) ReviewItems(ctx context.Context, tenant string, f ledger.ReviewF
 // CountReviewItems counts live items of a status, and the pending ones.
 func (s *Store) CountReviewItems(ctx context.Context, tenant, status string) (count, pending int, err error) {
 	cond, args := reviewStatusCond(status)
-	err = s.readTx(ctx, tenant, func(tx pgx.Tx) error {
+	err = db.InTenant(ctx, s.pool, tenant, db.Snapshot, func(tx pgx.Tx) error {
 		return tx.QueryRow(ctx, `SELECT count(*) FILTER (WHERE `+cond+`), count(*) FILTER (WHERE status = 'pending')
 			FROM ledger.review_items WHERE tenant_id = $1 AND deleted_at IS NULL`, append([]any{tenant}, args...)...).Scan(&count, &pending)
 	})
@@ -161,7 +161,7 @@ func (s *Store) CountReviewItems(ctx context.Context, tenant, status string) (co
 // NextReviewItem returns the first live pending item after afterID.
 func (s *Store) NextReviewItem(ctx context.Context, tenant, afterID string) (*ledger.ReviewItem, error) {
 	var it *ledger.ReviewItem
-	err := s.readTx(ctx, tenant, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, tenant, db.Snapshot, func(tx pgx.Tx) error {
 		after := int64(0)
 		if afterID != "" {
 			err := tx.QueryRow(ctx, "SELECT seq FROM ledger.review_items WHERE tenant_id = $1 AND id = $2", tenant, afterID).Scan(&after)
@@ -186,7 +186,7 @@ func (s *Store) NextReviewItem(ctx context.Context, tenant, afterID string) (*le
 // ReviewItem returns one live item.
 func (s *Store) ReviewItem(ctx context.Context, tenant, id string) (*ledger.ReviewItem, error) {
 	var it *ledger.ReviewItem
-	err := s.readTx(ctx, tenant, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, tenant, db.Snapshot, func(tx pgx.Tx) error {
 		var err error
 		it, err = queryReview(ctx, tx, "SELECT "+reviewColumns+" FROM ledger.review_items WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL", tenant, id)
 		if err == nil && it == nil {
@@ -208,7 +208,7 @@ func (s *Store) UpdateReviewDraft(ctx context.Context, tenant, id string, versio
 		return nil, errs.Wrap("ledger.UpdateReviewDraft", err)
 	}
 	var it *ledger.ReviewItem
-	err = s.tx(ctx, tenant, func(tx pgx.Tx) error {
+	err = db.InTenant(ctx, s.pool, tenant, db.ReadCommitted, func(tx pgx.Tx) error {
 		var err error
 		it, err = queryReview(ctx, tx, `UPDATE ledger.review_items SET suggestion = $4, version = version + 1, updated_at = now(),
 				history = `+reviewHistoryEntry(5)+`
@@ -232,11 +232,11 @@ func (s *Store) ClaimReviewItem(ctx context.Context, tenant, id string, c ledger
 		}
 	}
 	var it *ledger.ReviewItem
-	err := s.tx(ctx, tenant, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, tenant, db.ReadCommitted, func(tx pgx.Tx) error {
 		var err error
-		it, err = queryReview(ctx, tx, `UPDATE ledger.review_items SET posting = $3, posting_intent_id = $4, posting_at = now(), booked_draft = $5
+		it, err = queryReview(ctx, tx, `UPDATE ledger.review_items SET posting = $3, posting_intent_id = $4, posting_at = now(), booked_draft = $5, posting_token = NULLIF($6, '')::uuid
 			WHERE tenant_id = $1 AND id = $2 AND status = 'pending' AND deleted_at IS NULL AND (posting IS NULL OR posting_intent_id = $4)
-			RETURNING `+reviewColumns, tenant, id, c.Op, c.IntentID, draft)
+			RETURNING `+reviewColumns, tenant, id, c.Op, c.IntentID, draft, c.Token)
 		return err
 	})
 	if err != nil {
@@ -248,8 +248,8 @@ func (s *Store) ClaimReviewItem(ctx context.Context, tenant, id string, c ledger
 // ReleaseReviewClaim drops a claim at least olderThan old.
 func (s *Store) ReleaseReviewClaim(ctx context.Context, tenant, id, intentID string, olderThan time.Duration) (bool, error) {
 	var ok bool
-	err := s.tx(ctx, tenant, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `UPDATE ledger.review_items SET posting = NULL, posting_intent_id = NULL, posting_at = NULL, booked_draft = NULL
+	err := db.InTenant(ctx, s.pool, tenant, db.ReadCommitted, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `UPDATE ledger.review_items SET posting = NULL, posting_intent_id = NULL, posting_at = NULL, booked_draft = NULL, posting_token = NULL
 			WHERE tenant_id = $1 AND id = $2 AND status = 'pending' AND posting_intent_id = $3
 				AND posting_at <= now() - make_interval(secs => $4)`, tenant, id, intentID, olderThan.Seconds())
 		ok = tag.RowsAffected() == 1
@@ -264,7 +264,7 @@ func (s *Store) ReleaseReviewClaim(ctx context.Context, tenant, id, intentID str
 // ResolveReviewItem marks a pending item claimed under r.IntentID posted.
 func (s *Store) ResolveReviewItem(ctx context.Context, tenant, id string, r ledger.ReviewResolution) (bool, error) {
 	var ok bool
-	err := s.tx(ctx, tenant, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, tenant, db.ReadCommitted, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `UPDATE ledger.review_items SET status = $4, intent_id = $3, event_count = $5, resolved_by = $6,
 				resolved_at = now(), resolved_idem = NULLIF($7, ''), posting = NULL, posting_intent_id = NULL, posting_at = NULL,
 				version = version + 1, updated_at = now(), history = `+reviewHistoryEntry(8)+`
@@ -283,7 +283,7 @@ func (s *Store) ResolveReviewItem(ctx context.Context, tenant, id string, r ledg
 // DeleteReviewItem soft-deletes a live item.
 func (s *Store) DeleteReviewItem(ctx context.Context, tenant, id, intentID, reversalID, by string) (bool, error) {
 	var ok bool
-	err := s.tx(ctx, tenant, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, tenant, db.ReadCommitted, func(tx pgx.Tx) error {
 		var applied []string
 		if reversalID != "" {
 			applied = []string{"reversal " + reversalID}

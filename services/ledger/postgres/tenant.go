@@ -5,13 +5,14 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/ledgerplatform/ledger/pkg/db"
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/services/ledger"
 )
 
 // EnsureTenant seeds a tenant's chart, tax codes and journal head once.
 func (s *Store) EnsureTenant(ctx context.Context, tenant string, accounts []ledger.Account, codes []ledger.TaxCode) error {
-	err := s.tx(ctx, tenant, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, tenant, db.ReadCommitted, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, "INSERT INTO ledger.tenants (tenant_id) VALUES ($1) ON CONFLICT DO NOTHING", tenant)
 		if err != nil || tag.RowsAffected() == 0 {
 			return err
@@ -42,7 +43,7 @@ func (s *Store) EnsureTenant(ctx context.Context, tenant string, accounts []ledg
 func (s *Store) LoadChart(ctx context.Context, tenant string) ([]ledger.Account, []ledger.TaxCode, error) {
 	var accounts []ledger.Account
 	var codes []ledger.TaxCode
-	err := s.readTx(ctx, tenant, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, tenant, db.Snapshot, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `SELECT number, name, type, category, report_group, is_active, is_system, created_at
 			FROM ledger.accounts WHERE tenant_id = $1 ORDER BY number`, tenant)
 		if err != nil {

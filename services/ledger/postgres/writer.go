@@ -15,6 +15,7 @@ import (
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
 	"github.com/ledgerplatform/ledger/pkg/db"
 	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/idem"
 	"github.com/ledgerplatform/ledger/pkg/outbox"
 	"github.com/ledgerplatform/ledger/services/ledger"
 )
@@ -163,7 +164,7 @@ type existingIntent struct {
 func (s *Store) commitBatch(tenant string, batch []*postReq) ([]postResult, error) {
 	results := make([]postResult, len(batch))
 	ctx := context.Background() // a client giving up must not abort the others' commit
-	err := s.tx(ctx, tenant, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, tenant, db.ReadCommitted, func(tx pgx.Tx) error {
 		clear(results)
 		var periods, fingerprints, ids, reverses, idemScopes, idemKeys []string
 		for _, r := range batch {
@@ -197,7 +198,7 @@ func (s *Store) commitBatch(tenant string, batch []*postReq) ([]postResult, erro
 		dupes := map[string]bool{}
 		existing := map[string]existingIntent{}
 		reversed := map[string]bool{}
-		idem := map[[2]string]ledger.IdemRecord{}
+		keys := map[[2]string]idem.Record{}
 		b := &pgx.Batch{}
 		b.Queue("SELECT last_number, last_hash, now() FROM ledger.journal_heads WHERE tenant_id = $1 FOR UPDATE", tenant).QueryRow(func(row pgx.Row) error {
 			err := row.Scan(&head.number, &head.hash, &head.now)
@@ -232,16 +233,7 @@ func (s *Store) commitBatch(tenant string, batch []*postReq) ([]postResult, erro
 			})
 		}
 		if len(idemKeys) > 0 {
-			b.Queue(`SELECT k.scope, k.key, k.request_hash, k.status, k.response FROM ledger.idempotency_keys k
-				JOIN unnest($2::text[], $3::text[]) AS q(scope, key) USING (scope, key) WHERE k.tenant_id = $1`, tenant, idemScopes, idemKeys).Query(func(rows pgx.Rows) error {
-				var rec ledger.IdemRecord
-				var scope, key string
-				_, err := pgx.ForEachRow(rows, []any{&scope, &key, &rec.RequestHash, &rec.Status, &rec.Response}, func() error {
-					idem[[2]string{scope, key}] = rec
-					return nil
-				})
-				return err
-			})
+			queueIdemLookup(b, tenant, idemScopes, idemKeys, keys)
 		}
 		if err := tx.SendBatch(ctx, b).Close(); err != nil {
 			return err
@@ -255,11 +247,11 @@ func (s *Store) commitBatch(tenant string, batch []*postReq) ([]postResult, erro
 			in := r.in
 			k := [2]string{in.IdemScope, in.IdemKey}
 			if in.IdemKey != "" {
-				if rec, ok := idem[k]; ok {
-					if rec.RequestHash != in.IdemHash {
+				if rec, ok := keys[k]; ok {
+					if rec.Hash != in.IdemHash {
 						results[i].err = errs.E(errs.IdempotencyKeyReused, "this Idempotency-Key was used with a different request body")
 					} else {
-						results[i].replay = &rec
+						results[i].replay = (*ledger.IdemRecord)(&rec)
 					}
 					continue
 				}
@@ -328,7 +320,7 @@ func (s *Store) commitBatch(tenant string, batch []*postReq) ([]postResult, erro
 			}
 			if in.IdemKey != "" {
 				resp, _ := json.Marshal(posted)
-				ins.idem = append(ins.idem, idemRow{scope: in.IdemScope, key: in.IdemKey, hash: in.IdemHash, response: resp})
+				ins.idem = append(ins.idem, idemRow{scope: in.IdemScope, key: in.IdemKey, rec: idem.Record{Hash: in.IdemHash, Status: 201, Body: resp}})
 			}
 			ins.outbox = append(ins.outbox, ledgerv1.IntentPosted{TenantID: tenant, IntentID: in.ID,
 				BookingDate: in.BookingDate.Format(time.DateOnly), Period: in.Period, Description: in.Description, Source: in.Source,
@@ -388,8 +380,35 @@ type inserts struct {
 }
 
 type idemRow struct {
-	scope, key, hash string
-	response         []byte
+	scope, key string
+	rec        idem.Record
+}
+
+// The first answers of postings live in the shared idempotency table
+// (pkg/idem) and are read and written inside the posting transaction like
+// idem.Lookup and idem.Save, but queued on the group commit's batches: one
+// round trip for all keys of a batch, not one per posting, while the
+// journal head is locked. A plain INSERT (no ON CONFLICT) makes a twin
+// committed by another replica fail the batch (idempotency_keys_pkey).
+
+// queueIdemLookup reads the records of the given (scope, key) pairs into out.
+func queueIdemLookup(b *pgx.Batch, tenant string, scopes, keys []string, out map[[2]string]idem.Record) {
+	b.Queue(`SELECT k.scope, k.key, k.request_hash, k.status, k.response FROM `+schema+`.idempotency_keys k
+		JOIN unnest($2::text[], $3::text[]) AS q(scope, key) USING (scope, key) WHERE k.tenant_id = $1`, tenant, scopes, keys).Query(func(rows pgx.Rows) error {
+		var rec idem.Record
+		var scope, key string
+		_, err := pgx.ForEachRow(rows, []any{&scope, &key, &rec.Hash, &rec.Status, &rec.Body}, func() error {
+			out[[2]string{scope, key}] = rec
+			return nil
+		})
+		return err
+	})
+}
+
+// queueIdemSave stores one record.
+func queueIdemSave(b *pgx.Batch, tenant string, r idemRow) {
+	b.Queue("INSERT INTO "+schema+".idempotency_keys (tenant_id, scope, key, request_hash, status, response) VALUES ($1, $2, $3, $4, $5, $6)",
+		tenant, r.scope, r.key, r.rec.Hash, r.rec.Status, r.rec.Body)
 }
 
 func opt(s string) *string {
@@ -468,8 +487,7 @@ func (x *inserts) queue(b *pgx.Batch, tenant string, last int64, lastHash []byte
 		b.Queue("UPDATE ledger.journal_heads SET last_number = $2, last_hash = $3 WHERE tenant_id = $1", tenant, last, lastHash)
 	}
 	for _, r := range x.idem {
-		b.Queue("INSERT INTO ledger.idempotency_keys (tenant_id, scope, key, request_hash, status, response) VALUES ($1, $2, $3, $4, 201, $5)",
-			tenant, r.scope, r.key, r.hash, r.response)
+		queueIdemSave(b, tenant, r)
 	}
 	if len(x.outbox) > 0 {
 		if err := outbox.QueueMany(b, schema, ledgerv1.EventIntentPosted, x.outbox); err != nil {

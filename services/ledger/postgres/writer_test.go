@@ -245,7 +245,7 @@ func TestIdempotency(t *testing.T) {
 		t.Fatalf("replay: %+v %v", replay, err)
 	}
 	var again ledger.Posted
-	_ = json.Unmarshal(replay.Response, &again)
+	_ = json.Unmarshal(replay.Body, &again)
 	if diff := cmp.Diff(first, again); diff != "" {
 		t.Fatalf("replayed response differs (-first +replay):\n%s", diff)
 	}

@@ -1,11 +1,5 @@
--- The ledger's own role: it may read and append journal rows but never
--- change or remove them (GoBD). Roles are cluster-wide, so creation tolerates
--- a concurrent creator.
-DO $$ BEGIN
-    CREATE ROLE ledger_svc NOLOGIN;
-EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
-END $$;
-GRANT USAGE ON SCHEMA ledger TO ledger_svc;
+-- The ledger's role (created by the shared base migration) may read and
+-- append journal rows but never change or remove them (GoBD).
 
 CREATE TABLE tenants (
     tenant_id  uuid PRIMARY KEY,
@@ -131,42 +125,8 @@ CREATE TABLE period_locks (
     PRIMARY KEY (tenant_id, period)
 );
 
--- Idempotency keys: scoped by tenant and credential, kept at least 7 days.
-CREATE TABLE idempotency_keys (
-    tenant_id    uuid NOT NULL,
-    scope        text NOT NULL,
-    key          text NOT NULL,
-    request_hash text NOT NULL,
-    status       int NOT NULL,
-    response     jsonb NOT NULL,
-    created_at   timestamptz NOT NULL DEFAULT now(),
-    PRIMARY KEY (tenant_id, scope, key)
-);
-CREATE INDEX idempotency_keys_created ON idempotency_keys (created_at);
-
-CREATE TABLE outbox (
-    seq          bigserial PRIMARY KEY,
-    id           uuid NOT NULL UNIQUE,
-    subject      text NOT NULL,
-    payload      bytea NOT NULL,
-    created_at   timestamptz NOT NULL DEFAULT now(),
-    published_at timestamptz
-);
-CREATE INDEX outbox_pending ON outbox (seq) WHERE published_at IS NULL;
-
 GRANT SELECT, INSERT ON intents, journal_events TO ledger_svc;
 GRANT SELECT, INSERT, UPDATE ON tenants, accounts, tax_codes, journal_heads, period_locks TO ledger_svc;
-GRANT SELECT, INSERT, DELETE ON idempotency_keys TO ledger_svc;
-GRANT SELECT, INSERT, UPDATE, DELETE ON outbox TO ledger_svc;
-GRANT USAGE ON SEQUENCE outbox_seq_seq TO ledger_svc;
 
 -- Row-level security: the second fence behind the tenant filter of every query.
-DO $$
-DECLARE t text;
-BEGIN
-    FOREACH t IN ARRAY ARRAY['tenants', 'accounts', 'tax_codes', 'journal_heads', 'intents', 'journal_events', 'period_locks', 'idempotency_keys'] LOOP
-        EXECUTE format('ALTER TABLE %I ENABLE ROW LEVEL SECURITY', t);
-        EXECUTE format('ALTER TABLE %I FORCE ROW LEVEL SECURITY', t);
-        EXECUTE format($p$CREATE POLICY tenant_isolation ON %I USING (tenant_id::text = current_setting('app.tenant_id', true) OR current_setting('app.tenant_id', true) = '*')$p$, t);
-    END LOOP;
-END $$;
+SELECT enable_tenant_rls('tenants', 'accounts', 'tax_codes', 'journal_heads', 'intents', 'journal_events', 'period_locks');

@@ -32,6 +32,10 @@ CREATE TRIGGER documents_no_truncate BEFORE TRUNCATE ON documents
 -- being posted under a deterministic intent id, so a confirm and an
 -- override (or two of either) can never both post, and an interrupted
 -- posting is finished by the next attempt instead of posted twice.
+-- posting_token names the request that claimed last (identical requests
+-- share the claim); it outlives the claim, so when another request
+-- finishes a posting on the claim's behalf exactly one request is told
+-- it succeeded.
 CREATE TABLE review_items (
     tenant_id           uuid NOT NULL REFERENCES tenants,
     id                  uuid NOT NULL,
@@ -47,6 +51,7 @@ CREATE TABLE review_items (
     posting             text CHECK (posting IN ('confirm', 'override')),
     posting_intent_id   uuid,
     posting_at          timestamptz,
+    posting_token       uuid,
     intent_id           uuid,
     event_count         int,
     resolved_by         text,
@@ -81,12 +86,4 @@ GRANT SELECT, INSERT ON documents TO ledger_svc;
 GRANT SELECT, INSERT, UPDATE ON review_items TO ledger_svc;
 GRANT USAGE ON SEQUENCE review_items_seq_seq TO ledger_svc;
 
-DO $$
-DECLARE t text;
-BEGIN
-    FOREACH t IN ARRAY ARRAY['documents', 'review_items'] LOOP
-        EXECUTE format('ALTER TABLE %I ENABLE ROW LEVEL SECURITY', t);
-        EXECUTE format('ALTER TABLE %I FORCE ROW LEVEL SECURITY', t);
-        EXECUTE format($p$CREATE POLICY tenant_isolation ON %I USING (tenant_id::text = current_setting('app.tenant_id', true) OR current_setting('app.tenant_id', true) = '*')$p$, t);
-    END LOOP;
-END $$;
+SELECT enable_tenant_rls('documents', 'review_items');
