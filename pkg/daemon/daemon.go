@@ -82,14 +82,14 @@ type Config struct {
 	NATSURL     string // NATS_URL; used when Deps.NC is nil
 	DBMaxConns  int32  // <NAME>_DB_MAX_CONNS, default 20
 	// Workers is how many requests of one subject run at once,
-	// <NAME>_MAX_CONCURRENT, default 32.
+	// <NAME>_MAX_CONCURRENT, default 128 (see natsx.ServerConfig.Workers).
 	Workers int
 	Getenv  func(string) string
 }
 
 // LoadConfig reads the environment of the service called name.
 func LoadConfig(name string, getenv func(string) string) (Config, error) {
-	c := Config{DatabaseURL: getenv("DATABASE_URL"), NATSURL: getenv("NATS_URL"), DBMaxConns: 20, Workers: 32, Getenv: getenv}
+	c := Config{DatabaseURL: getenv("DATABASE_URL"), NATSURL: getenv("NATS_URL"), DBMaxConns: 20, Workers: 128, Getenv: getenv}
 	if c.DatabaseURL == "" {
 		c.DatabaseURL = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
 	}

@@ -104,7 +104,13 @@ func startPlatform(ctx context.Context, pgURL string) (url, key, dbURL string, s
 		"BOOTSTRAP_API_KEY": key, "GATEWAY_ADDR": "127.0.0.1:0", "DATA_DIR": dir, "NATS_PORT": "-1",
 		"RATE_LIMIT_PER_MINUTE": "100000000", "REDIS_KEY_PREFIX": "bench:" + testkit.RandomID() + ":",
 	}
-	cfg, err := allinone.LoadConfig(func(k string) string { return vars[k] })
+	// The rest of the environment tunes the platform (LEDGER_MAX_CONCURRENT, ...).
+	cfg, err := allinone.LoadConfig(func(k string) string {
+		if v, ok := vars[k]; ok {
+			return v
+		}
+		return os.Getenv(k)
+	})
 	if err != nil {
 		return "", "", "", nil, err
 	}

@@ -11,9 +11,27 @@ DO $$ BEGIN
 END $$;
 
 -- app.tenant_id names the tenant of the transaction (pkg/db.InTenant); '*'
--- is for system paths that span tenants. The setting is read once per
--- query, not once per row: reports aggregate many rows.
+-- is for system paths that span tenants. The rule has two forms with the
+-- same meaning. enable_tenant_rls compares per row and costs nothing per
+-- statement: for tables written and read a few rows at a time (postings,
+-- commands), where a per-statement cost shows. enable_tenant_rls_scans
+-- reads the setting once per query and lets an index on tenant_id serve
+-- the rule: for tables whose queries aggregate many rows (reports).
 CREATE OR REPLACE FUNCTION enable_tenant_rls(VARIADIC tables text[]) RETURNS void
+LANGUAGE plpgsql AS $fn$
+BEGIN
+    PERFORM tenant_rls(tables, $p$tenant_id::text = current_setting('app.tenant_id', true) OR current_setting('app.tenant_id', true) = '*'$p$);
+END $fn$;
+
+CREATE OR REPLACE FUNCTION enable_tenant_rls_scans(VARIADIC tables text[]) RETURNS void
+LANGUAGE plpgsql AS $fn$
+BEGIN
+    PERFORM tenant_rls(tables, $p$(SELECT current_setting('app.tenant_id', true) = '*')
+        OR tenant_id = (SELECT CASE WHEN s ~ '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' THEN s::uuid END
+                        FROM current_setting('app.tenant_id', true) AS s)$p$);
+END $fn$;
+
+CREATE OR REPLACE FUNCTION tenant_rls(tables text[], rule text) RETURNS void
 LANGUAGE plpgsql AS $fn$
 DECLARE t text;
 BEGIN
@@ -21,10 +39,7 @@ BEGIN
         EXECUTE format('ALTER TABLE %I ENABLE ROW LEVEL SECURITY', t);
         EXECUTE format('ALTER TABLE %I FORCE ROW LEVEL SECURITY', t);
         IF NOT EXISTS (SELECT 1 FROM pg_policies WHERE schemaname = current_schema() AND tablename = t AND policyname = 'tenant_isolation') THEN
-            EXECUTE format($p$CREATE POLICY tenant_isolation ON %I USING (
-                (SELECT current_setting('app.tenant_id', true) = '*')
-                OR tenant_id = (SELECT CASE WHEN s ~ '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' THEN s::uuid END
-                                FROM current_setting('app.tenant_id', true) AS s))$p$, t);
+            EXECUTE format('CREATE POLICY tenant_isolation ON %I USING (%s)', t, rule);
         END IF;
     END LOOP;
 END $fn$;

@@ -36,11 +36,11 @@ func TestConfig(t *testing.T) {
 		want    daemon.Config
 		wantErr string
 	}{
-		{"defaults", nil, daemon.Config{DatabaseURL: "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable", NATSURL: nats.DefaultURL, DBMaxConns: 20, Workers: 32}, ""},
+		{"defaults", nil, daemon.Config{DatabaseURL: "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable", NATSURL: nats.DefaultURL, DBMaxConns: 20, Workers: 128}, ""},
 		{"everything", map[string]string{
 			"DATABASE_URL": "postgres://db/ledger", "NATS_URL": "nats://nats:4222", "IDENTITY_DB_MAX_CONNS": "20",
 			"BOOTSTRAP_API_KEY": bootstrapKey, "BOOTSTRAP_ADMIN_EMAIL": "ops@example.com",
-		}, daemon.Config{DatabaseURL: "postgres://db/ledger", NATSURL: "nats://nats:4222", DBMaxConns: 20, Workers: 32}, ""},
+		}, daemon.Config{DatabaseURL: "postgres://db/ledger", NATSURL: "nats://nats:4222", DBMaxConns: 20, Workers: 128}, ""},
 		{"short key", map[string]string{"BOOTSTRAP_API_KEY": "short"}, daemon.Config{}, "BOOTSTRAP_API_KEY"},
 		{"bad pool size", map[string]string{"IDENTITY_DB_MAX_CONNS": "one"}, daemon.Config{}, "IDENTITY_DB_MAX_CONNS"},
 	}

@@ -3,11 +3,8 @@ package reportingd_test
 import (
 	"context"
 	"encoding/json"
-	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -25,40 +22,13 @@ import (
 	"github.com/ledgerplatform/ledger/services/reporting/reportingd"
 )
 
-// The service's environment is the shared daemon's, under its name.
+// The service's environment is the shared daemon's (daemon.TestLoadConfig),
+// under its name.
 func TestConfig(t *testing.T) {
+	t.Parallel()
 	svc, err := reportingd.Service(func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct {
-		name    string
-		env     map[string]string
-		want    daemon.Config
-		wantErr string
-	}{
-		{"defaults", nil, daemon.Config{DatabaseURL: "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable", NATSURL: "nats://127.0.0.1:4222", DBMaxConns: 20, Workers: 32}, ""},
-		{"everything", map[string]string{"DATABASE_URL": "postgres://db/ledger", "NATS_URL": "nats://nats:4222", "REPORTING_DB_MAX_CONNS": "25"},
-			daemon.Config{DatabaseURL: "postgres://db/ledger", NATSURL: "nats://nats:4222", DBMaxConns: 25, Workers: 32}, ""},
-		{"bad pool size", map[string]string{"REPORTING_DB_MAX_CONNS": "two"}, daemon.Config{}, "REPORTING_DB_MAX_CONNS"},
-		{"small pool", map[string]string{"REPORTING_DB_MAX_CONNS": "2"}, daemon.Config{}, "REPORTING_DB_MAX_CONNS"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := daemon.LoadConfig(svc.Name, func(k string) string { return tt.env[k] })
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("error = %v, want one naming %s", err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d := cmp.Diff(tt.want, got, cmpopts.IgnoreFields(daemon.Config{}, "Getenv")); d != "" {
-				t.Errorf("config (-want +got):\n%s", d)
-			}
-		})
+	if err != nil || svc.Name != "reporting" || svc.DB.Schema != "reporting" {
+		t.Fatalf("declared %q on schema %q, %v", svc.Name, svc.DB.Schema, err)
 	}
 }
 

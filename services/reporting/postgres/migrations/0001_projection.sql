@@ -43,4 +43,4 @@ GRANT SELECT, INSERT, UPDATE, DELETE ON tenant_heads, balances, balance_years TO
 -- Row-level security: the second fence behind the tenant filter of every
 -- query (the platform's rule, evaluated once per query: reports aggregate
 -- many rows).
-SELECT enable_tenant_rls('tenant_heads', 'balances', 'balance_years');
+SELECT enable_tenant_rls_scans('tenant_heads', 'balances', 'balance_years');
