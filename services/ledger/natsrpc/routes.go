@@ -10,6 +10,12 @@ import (
 	"github.com/ledgerplatform/ledger/services/ledger"
 )
 
+// postingWorkers is how many postings of one subject an instance takes at
+// once. A posting waits for its tenant's group commit; a request queued
+// behind it on the same subscription would miss that commit, so the
+// posting routes get enough subscriptions that this is rare.
+const postingWorkers = 1024
+
 // Routes serves svc. Every route but the internal ones acts for the
 // caller's tenant (the daemon requires it); postings keep their
 // Idempotency-Key inside the posting transaction, adjust through the
@@ -17,7 +23,7 @@ import (
 func Routes(svc *ledger.Service) []natsx.Route {
 	return []natsx.Route{
 		// Journal.
-		{Subject: ledgerv1.SubjectBookingsCreate, Decode: natsx.JSON[ledger.Booking], Endpoint: natsx.Typed(func(ctx context.Context, b ledger.Booking) (*natsx.Response, error) {
+		{Subject: ledgerv1.SubjectBookingsCreate, Workers: postingWorkers, Decode: natsx.JSON[ledger.Booking], Endpoint: natsx.Typed(func(ctx context.Context, b ledger.Booking) (*natsx.Response, error) {
 			return answer(svc.Book(ctx, request(ctx, "rest"), b, "", ""))(201)
 		})},
 		{Subject: ledgerv1.SubjectJournalReverse, Decode: natsx.JSON[ledger.ReverseRequest], Endpoint: natsx.Typed(func(ctx context.Context, rr ledger.ReverseRequest) (*natsx.Response, error) {
@@ -38,7 +44,7 @@ func Routes(svc *ledger.Service) []natsx.Route {
 			err := svc.SetPeriodLock(ctx, cmd.TenantID, cmd.Period, cmd.Status, cmd.LockedBy)
 			return ledgerv1.PeriodLockSet{OK: err == nil, Period: cmd.Period, Status: cmd.Status}, err
 		})},
-		{Subject: ledgerv1.SubjectPost, Internal: true, Decode: natsx.JSON[ledgerv1.PostRequest], Endpoint: natsx.Typed(svc.PostFor)},
+		{Subject: ledgerv1.SubjectPost, Workers: postingWorkers, Internal: true, Decode: natsx.JSON[ledgerv1.PostRequest], Endpoint: natsx.Typed(svc.PostFor)},
 
 		// Chart of accounts and tax codes.
 		{Subject: ledgerv1.SubjectAccountsList, Decode: accountFilter, Endpoint: natsx.Typed(func(ctx context.Context, f ledger.AccountFilter) (ledger.AccountPage, error) {
