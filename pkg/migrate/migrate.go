@@ -33,7 +33,11 @@ type Set struct {
 	// Role is the database role the service runs as; the shared base
 	// creates it. Empty for a set without the shared files.
 	Role string
-	FS   fs.FS // holds *.sql at its root
+	// FS holds the service's NNNN_*.sql files in Dir ("" for its root):
+	// with //go:embed migrations/*.sql, FS is that embed.FS and Dir is
+	// "migrations".
+	FS  fs.FS
+	Dir string
 	// Shared tables the schema holds, from shared/.
 	Outbox, Idempotency, Inbox bool
 }
@@ -79,7 +83,11 @@ func (s Set) files() ([]file, error) {
 	if err != nil || s.FS == nil {
 		return out, err
 	}
-	entries, err := fs.ReadDir(s.FS, ".")
+	dir := s.Dir
+	if dir == "" {
+		dir = "."
+	}
+	entries, err := fs.ReadDir(s.FS, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +100,7 @@ func (s Set) files() ([]file, error) {
 		if !ok || err != nil {
 			return nil, fmt.Errorf("migration %s: name must start with a number and '_'", e.Name())
 		}
-		b, err := fs.ReadFile(s.FS, e.Name())
+		b, err := fs.ReadFile(s.FS, path.Join(dir, e.Name()))
 		if err != nil {
 			return nil, err
 		}

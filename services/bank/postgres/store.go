@@ -5,7 +5,6 @@ import (
 	"context"
 	"embed"
 	"fmt"
-	"io/fs"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -20,14 +19,7 @@ var migrations embed.FS
 
 // Schema is the bank service's database: its own migrations plus the
 // shared outbox and idempotency tables.
-var Schema = migrate.Set{Schema: "bank", Role: "bank_svc", FS: must(fs.Sub(migrations, "migrations")), Outbox: true, Idempotency: true}
-
-func must(f fs.FS, err error) fs.FS {
-	if err != nil {
-		panic(err)
-	}
-	return f
-}
+var Schema = migrate.Set{Schema: "bank", Role: "bank_svc", FS: migrations, Dir: "migrations", Outbox: true, Idempotency: true}
 
 // Store implements bank.Store.
 type Store struct{ pool *pgxpool.Pool }
