@@ -98,13 +98,6 @@ type Route struct {
 	Workers int
 }
 
-// Handle serves subject with an endpoint taking the *Request.
-//
-// Deprecated: services declare route tables served with Mount.
-func (s *Server) Handle(subject string, e endpoint.Endpoint) error {
-	return s.Mount(Route{Subject: subject, Endpoint: e})
-}
-
 // Mount serves one route; mw wrap its endpoint, the first outermost.
 // Decoding is the innermost step, so middleware such as the tenant check
 // answers before a body is even read.
