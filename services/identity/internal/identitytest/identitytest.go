@@ -53,6 +53,15 @@ func New(t testing.TB, opts ...identity.Option) *Env {
 	return &Env{URL: url, Owner: owner, Pool: pool, Store: store, Svc: svc}
 }
 
+// Acme returns an Env on a new database with one tenant, Acme GmbH, and
+// its admin key's claims.
+func Acme(t testing.TB, opts ...identity.Option) (*Env, *auth.Claims) {
+	t.Helper()
+	e := New(t, opts...)
+	admin, _ := e.Tenant(t, "Acme GmbH")
+	return e, admin
+}
+
 // Operator bootstraps the operator tenant and returns its admin key's claims.
 func (e *Env) Operator(t testing.TB) *auth.Claims {
 	t.Helper()
@@ -130,6 +139,18 @@ func (e *Env) Outbox(t testing.TB) []Event {
 		t.Fatal(err)
 	}
 	return evs
+}
+
+// Payloads lists the payloads of the outbox rows on subject, oldest first.
+func (e *Env) Payloads(t testing.TB, subject string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, ev := range e.Outbox(t) {
+		if ev.Subject == subject {
+			out = append(out, ev.Payload)
+		}
+	}
+	return out
 }
 
 // Exec runs sql as the owner, for arranging what the service cannot.
