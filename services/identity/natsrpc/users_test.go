@@ -15,15 +15,6 @@ import (
 	"github.com/ledgerplatform/ledger/services/identity/internal/identitytest"
 )
 
-type userView struct {
-	ID        string  `json:"id"`
-	Email     string  `json:"email"`
-	Role      string  `json:"role"`
-	IsActive  bool    `json:"is_active"`
-	InvitedAt *string `json:"invited_at"`
-	LastLogin *string `json:"last_login"`
-}
-
 func TestUsersSubjects(t *testing.T) {
 	t.Parallel()
 	h, admin := newAcme(t)
@@ -44,7 +35,7 @@ func TestUsersSubjects(t *testing.T) {
 	}
 
 	var list struct {
-		Users []userView `json:"users"`
+		Users []identity.User `json:"users"`
 	}
 	h.OK(identityv1.SubjectUsersList, testkit.Rq{As: admin}, http.StatusOK, &list)
 	if len(list.Users) != 2 || list.Users[0].Email != "anna@acme.example" || !list.Users[0].IsActive || list.Users[0].LastLogin == nil ||
@@ -54,7 +45,7 @@ func TestUsersSubjects(t *testing.T) {
 
 	id := map[string]string{"id": inv.UserID}
 	annaID := map[string]string{"id": anna.User.ID}
-	var u userView
+	var u identity.User
 	h.OK(identityv1.SubjectUsersUpdate, testkit.Rq{As: admin, Params: id, Body: map[string]any{"role": "accountant"}}, http.StatusOK, &u)
 	if u.Role != "accountant" || u.ID != inv.UserID {
 		t.Errorf("updated user = %+v", u)

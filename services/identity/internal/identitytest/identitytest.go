@@ -33,24 +33,26 @@ type Env struct {
 // New returns an Env on a new database.
 func New(t testing.TB, opts ...identity.Option) *Env {
 	t.Helper()
-	ctx := context.Background()
 	url := testkit.Postgres(t, postgres.Migrations)
-	owner, err := pgxpool.New(ctx, url)
+	pool := open(t, url, postgres.Migrations.Role, 10)
+	store := postgres.New(pool)
+	svc, err := identity.New(context.Background(), store, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(owner.Close)
-	pool, err := db.Open(ctx, url, postgres.Migrations.Role, 10)
+	return &Env{URL: url, Owner: open(t, url, "", 0), Pool: pool, Store: store, Svc: svc}
+}
+
+// open connects a pool as role ("" for the owner) that closes when the test
+// ends.
+func open(t testing.TB, url, role string, maxConns int32) *pgxpool.Pool {
+	t.Helper()
+	pool, err := db.Open(context.Background(), url, role, maxConns)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	store := postgres.New(pool)
-	svc, err := identity.New(ctx, store, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &Env{URL: url, Owner: owner, Pool: pool, Store: store, Svc: svc}
+	return pool
 }
 
 // Acme returns an Env on a new database with one tenant, Acme GmbH, and
