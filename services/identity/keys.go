@@ -47,11 +47,7 @@ const maxLabelLen = 100
 
 // ListKeys lists the caller's tenant's live keys.
 func (s *Service) ListKeys(ctx context.Context, c *auth.Claims) ([]APIKey, error) {
-	keys, err := s.store.Keys(ctx, c.TenantID)
-	if err != nil {
-		return nil, errs.Wrap("identity.ListKeys", err)
-	}
-	return nonNil(keys), nil
+	return tenantList(ctx, c, "identity.ListKeys", s.store.Keys)
 }
 
 // CreateKey issues a key in the caller's tenant. Without scopes the key gets

@@ -29,16 +29,22 @@ type App struct {
 	AuthorizedAt time.Time `json:"authorized_at"`
 }
 
-// OAuthClient is an OAuth client registered by a tenant.
+// ClientInput is the body of a client registration.
+type ClientInput struct {
+	Name         string   `json:"name"`
+	RedirectURIs []string `json:"redirect_uris"`
+	Scopes       []string `json:"scopes"`
+}
+
+// OAuthClient is an OAuth client registered by a tenant: the registration
+// under its id.
 type OAuthClient struct {
-	TenantID     string    `json:"-"`
-	ClientID     string    `json:"client_id"`
-	Name         string    `json:"name"`
-	RedirectURIs []string  `json:"redirect_uris"`
-	Scopes       []string  `json:"scopes"`
-	SecretHash   string    `json:"-"`
-	CreatedAt    time.Time `json:"created_at"`
-	UpdatedAt    time.Time `json:"updated_at"`
+	TenantID string `json:"-"`
+	ClientID string `json:"client_id"`
+	ClientInput
+	SecretHash string    `json:"-"`
+	CreatedAt  time.Time `json:"created_at"`
+	UpdatedAt  time.Time `json:"updated_at"`
 }
 
 // PutClientResult answers a client registration; the secret is present only
@@ -46,13 +52,6 @@ type OAuthClient struct {
 type PutClientResult struct {
 	OAuthClient
 	ClientSecret string `json:"client_secret,omitempty"`
-}
-
-// ClientInput is the body of a client registration.
-type ClientInput struct {
-	Name         string   `json:"name"`
-	RedirectURIs []string `json:"redirect_uris"`
-	Scopes       []string `json:"scopes"`
 }
 
 // clientSecretPrefix marks client secrets apart from API keys.
@@ -97,11 +96,7 @@ func (s *Service) RevokeApp(ctx context.Context, c *auth.Claims, clientID string
 
 // ListClients lists the caller's tenant's OAuth clients.
 func (s *Service) ListClients(ctx context.Context, c *auth.Claims) ([]OAuthClient, error) {
-	cs, err := s.store.Clients(ctx, c.TenantID)
-	if err != nil {
-		return nil, errs.Wrap("identity.ListClients", err)
-	}
-	return nonNil(cs), nil
+	return tenantList(ctx, c, "identity.ListClients", s.store.Clients)
 }
 
 // PutClient registers or updates an OAuth client of the caller's tenant. It
@@ -136,12 +131,10 @@ func (s *Service) PutClient(ctx context.Context, c *auth.Claims, clientID string
 	}
 	secret := clientSecretPrefix + randomToken()
 	saved, created, err := s.store.PutClient(ctx, OAuthClient{
-		TenantID:     c.TenantID,
-		ClientID:     clientID,
-		Name:         name,
-		RedirectURIs: in.RedirectURIs,
-		Scopes:       scopes,
-		SecretHash:   hashToken(secret),
+		TenantID:    c.TenantID,
+		ClientID:    clientID,
+		ClientInput: ClientInput{Name: name, RedirectURIs: in.RedirectURIs, Scopes: scopes},
+		SecretHash:  hashToken(secret),
 	})
 	if err != nil {
 		return PutClientResult{}, false, errs.Wrap("identity.PutClient", err)

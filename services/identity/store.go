@@ -6,6 +6,8 @@ import (
 
 	"github.com/ledgerplatform/ledger/contracts/gatewayv1"
 	"github.com/ledgerplatform/ledger/contracts/identityv1"
+	"github.com/ledgerplatform/ledger/pkg/auth"
+	"github.com/ledgerplatform/ledger/pkg/errs"
 )
 
 // Store persists identity data. Each method is one transaction; the events a
@@ -94,4 +96,14 @@ type Store interface {
 	// Bootstrap carries out p under a lock, so that replicas starting
 	// together agree on one operator tenant.
 	Bootstrap(ctx context.Context, p BootstrapPlan) (BootstrapResult, error)
+}
+
+// tenantList reads a list of the caller's tenant, never nil; op names the
+// method in errors.
+func tenantList[T any](ctx context.Context, c *auth.Claims, op string, read func(context.Context, string) ([]T, error)) ([]T, error) {
+	vs, err := read(ctx, c.TenantID)
+	if err != nil {
+		return nil, errs.Wrap(op, err)
+	}
+	return nonNil(vs), nil
 }

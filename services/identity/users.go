@@ -53,11 +53,7 @@ type UserPatch struct {
 
 // ListUsers lists the caller's tenant's users.
 func (s *Service) ListUsers(ctx context.Context, c *auth.Claims) ([]User, error) {
-	us, err := s.store.Users(ctx, c.TenantID)
-	if err != nil {
-		return nil, errs.Wrap("identity.ListUsers", err)
-	}
-	return nonNil(us), nil
+	return tenantList(ctx, c, "identity.ListUsers", s.store.Users)
 }
 
 // InviteUser creates an inactive user in the caller's tenant and mails a

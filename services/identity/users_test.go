@@ -5,16 +5,114 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/services/identity"
 	"github.com/ledgerplatform/ledger/services/identity/internal/identitytest"
 )
 
-func TestLastAdmin(t *testing.T) {
+func TestBootstrapConcurrentReplicas(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	e := identitytest.New(t)
-	admin, _ := e.Tenant(t, "Acme GmbH")
+	in := identity.BootstrapInput{APIKey: identitytest.BootstrapKey, AdminEmail: "Ops@Operator.example"}
+	outs := make([]identity.BootstrapOutcome, 4)
+	var wg sync.WaitGroup
+	for i := range outs {
+		wg.Go(func() {
+			var err error
+			if outs[i], err = e.Svc.Bootstrap(ctx, in); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+
+	var created, added, invited int
+	for _, o := range outs {
+		if o.TenantID != outs[0].TenantID {
+			t.Errorf("replicas disagree on the operator tenant: %s and %s", o.TenantID, outs[0].TenantID)
+		}
+		created += b2i(o.TenantCreated)
+		added += b2i(o.KeyAdded)
+		invited += b2i(o.AdminInvited && o.InviteToken != "")
+	}
+	if created != 1 || added != 1 || invited != 1 {
+		t.Errorf("created %d tenants, added %d keys, invited %d admins; want 1 each", created, added, invited)
+	}
+	counts := map[string]int{}
+	for _, q := range []string{
+		"SELECT count(*) FROM identity.tenants WHERE is_operator",
+		"SELECT count(*) FROM identity.api_keys",
+		"SELECT count(*) FROM identity.users WHERE email = 'ops@operator.example' AND role = 'admin'",
+		"SELECT count(*) FROM identity.outbox WHERE subject = 'evt.identity.v1.tenant_created'",
+	} {
+		var n int
+		if err := e.Owner.QueryRow(ctx, q).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		counts[q] = n
+	}
+	for q, n := range counts {
+		if n != 1 {
+			t.Errorf("%s = %d, want 1", q, n)
+		}
+	}
+	c := e.Claims(t, identitytest.BootstrapKey)
+	want := []string{"admin"}
+	if diff := cmp.Diff(want, c.Scopes); diff != "" || !c.Operator || c.TenantID != outs[0].TenantID {
+		t.Errorf("bootstrap key claims = %+v", c)
+	}
+	tenant, err := e.Svc.Tenant(ctx, c)
+	if err != nil || tenant.CompanyName != identity.DemoCompanyName || !tenant.IsOperator {
+		t.Errorf("operator tenant = %+v, %v", tenant, err)
+	}
+}
+
+func TestBootstrapGeneratesKeyOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := identitytest.New(t)
+	first, err := e.Svc.Bootstrap(ctx, identity.BootstrapInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !first.TenantCreated || first.GeneratedKey == "" {
+		t.Fatalf("first start = %+v, want a new tenant and a generated key", first)
+	}
+	e.Claims(t, first.GeneratedKey)
+	second, err := e.Svc.Bootstrap(ctx, identity.BootstrapInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.TenantCreated || second.KeyAdded || second.GeneratedKey != "" || second.TenantID != first.TenantID {
+		t.Errorf("second start = %+v, want nothing new", second)
+	}
+	// A key configured later is added to the existing operator tenant.
+	third, err := e.Svc.Bootstrap(ctx, identity.BootstrapInput{APIKey: identitytest.BootstrapKey})
+	if err != nil || !third.KeyAdded || third.TenantCreated {
+		t.Errorf("start with a configured key = %+v, %v; want the key added", third, err)
+	}
+	e.Claims(t, first.GeneratedKey)
+	e.Claims(t, identitytest.BootstrapKey)
+
+	if _, err := e.Svc.Bootstrap(ctx, identity.BootstrapInput{APIKey: "too-short"}); err == nil {
+		t.Error("a short bootstrap key was accepted")
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func TestLastAdmin(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e, admin := identitytest.Acme(t)
 	anna := e.User(t, admin, "anna@acme.example", "admin").User.ID
 	otto := e.User(t, admin, "otto@acme.example", "viewer").User.ID
 
@@ -59,8 +157,7 @@ func TestLastAdmin(t *testing.T) {
 func TestLastAdminConcurrent(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	e := identitytest.New(t)
-	admin, _ := e.Tenant(t, "Acme GmbH")
+	e, admin := identitytest.Acme(t)
 	ids := []string{e.User(t, admin, "a@acme.example", "admin").User.ID, e.User(t, admin, "b@acme.example", "admin").User.ID}
 	var wg sync.WaitGroup
 	errsOf := make([]error, len(ids))
@@ -89,8 +186,7 @@ func TestLastAdminConcurrent(t *testing.T) {
 func TestDeactivationEndsSessions(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	e := identitytest.New(t)
-	admin, _ := e.Tenant(t, "Acme GmbH")
+	e, admin := identitytest.Acme(t)
 	otto := e.User(t, admin, "otto@acme.example", "viewer")
 	if _, err := e.Svc.UpdateUser(ctx, admin, otto.User.ID, identity.UserPatch{IsActive: ptr(false)}); err != nil {
 		t.Fatal(err)
@@ -109,8 +205,7 @@ func TestDeactivationEndsSessions(t *testing.T) {
 func TestDeactivationVoidsInvitation(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	e := identitytest.New(t)
-	admin, _ := e.Tenant(t, "Acme GmbH")
+	e, admin := identitytest.Acme(t)
 	inv, err := e.Svc.InviteUser(ctx, admin, identity.InviteInput{Email: "otto@acme.example", Role: "viewer"})
 	if err != nil {
 		t.Fatal(err)
@@ -133,8 +228,7 @@ func TestDeactivationVoidsInvitation(t *testing.T) {
 func TestDeletedEmailReusable(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	e := identitytest.New(t)
-	admin, _ := e.Tenant(t, "Acme GmbH")
+	e, admin := identitytest.Acme(t)
 	otto := e.User(t, admin, "otto@acme.example", "viewer")
 	_, err := e.Svc.InviteUser(ctx, admin, identity.InviteInput{Email: "OTTO@acme.example", Role: "viewer"})
 	wantCode(t, err, errs.DuplicateEmail)
@@ -148,8 +242,7 @@ func TestDeletedEmailReusable(t *testing.T) {
 func TestRoleGrants(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	e := identitytest.New(t)
-	admin, _ := e.Tenant(t, "Acme GmbH")
+	e, admin := identitytest.Acme(t)
 	k, err := e.Svc.CreateKey(ctx, admin, identity.CreateKeyInput{Label: "config", Scopes: []string{"config:read", "config:write"}})
 	if err != nil {
 		t.Fatal(err)

@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/nats-io/nats.go"
 
 	"github.com/ledgerplatform/ledger/contracts/identityv1"
@@ -26,44 +24,14 @@ func getenv(env map[string]string) func(string) string {
 	return func(k string) string { return env[k] }
 }
 
-// The service's own settings are checked by Service, the ones every
-// service has by daemon.LoadConfig.
+// The service's settings are the daemon's (daemon.TestLoadConfig), read
+// under its name; Service checks its own, the bootstrap settings
+// (TestRefusesShortBootstrapKey).
 func TestConfig(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name    string
-		env     map[string]string
-		want    daemon.Config
-		wantErr string
-	}{
-		{"defaults", nil, daemon.Config{DatabaseURL: "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable", NATSURL: nats.DefaultURL, DBMaxConns: 20, Workers: 128}, ""},
-		{"everything", map[string]string{
-			"DATABASE_URL": "postgres://db/ledger", "NATS_URL": "nats://nats:4222", "IDENTITY_DB_MAX_CONNS": "20",
-			"BOOTSTRAP_API_KEY": bootstrapKey, "BOOTSTRAP_ADMIN_EMAIL": "ops@example.com",
-		}, daemon.Config{DatabaseURL: "postgres://db/ledger", NATSURL: "nats://nats:4222", DBMaxConns: 20, Workers: 128}, ""},
-		{"short key", map[string]string{"BOOTSTRAP_API_KEY": "short"}, daemon.Config{}, "BOOTSTRAP_API_KEY"},
-		{"bad pool size", map[string]string{"IDENTITY_DB_MAX_CONNS": "one"}, daemon.Config{}, "IDENTITY_DB_MAX_CONNS"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			svc, err := identityd.Service(getenv(tt.env))
-			var got daemon.Config
-			if err == nil {
-				got, err = daemon.LoadConfig(svc.Name, getenv(tt.env))
-			}
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("error = %v, want one naming %s", err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tt.want, got, cmpopts.IgnoreFields(daemon.Config{}, "Getenv")); diff != "" {
-				t.Errorf("config (-want +got):\n%s", diff)
-			}
-		})
+	svc, err := identityd.Service(getenv(map[string]string{"BOOTSTRAP_API_KEY": bootstrapKey, "BOOTSTRAP_ADMIN_EMAIL": "ops@example.com"}))
+	if err != nil || svc.Name != "identity" || svc.DB.Schema != "identity" {
+		t.Fatalf("declared %q on schema %q, %v", svc.Name, svc.DB.Schema, err)
 	}
 }
 

@@ -32,6 +32,25 @@ func newHarness(t *testing.T) *harness {
 	return h
 }
 
+// newAcme is newHarness with one tenant, Acme GmbH, whose admin key's
+// claims it returns.
+func newAcme(t *testing.T) (*harness, *auth.Claims) {
+	t.Helper()
+	h := newHarness(t)
+	admin, _ := h.Tenant(t, "Acme GmbH")
+	return h, admin
+}
+
+// newAB is newHarness with two tenants, A GmbH and B GmbH, whose admin
+// keys' claims it returns.
+func newAB(t *testing.T) (h *harness, a, b *auth.Claims) {
+	t.Helper()
+	h = newHarness(t)
+	a, _ = h.Tenant(t, "A GmbH")
+	b, _ = h.Tenant(t, "B GmbH")
+	return h, a, b
+}
+
 // Claims verifies a credential the test expects to be valid.
 func (h *harness) Claims(t *testing.T, token string) *auth.Claims {
 	t.Helper()
@@ -88,6 +107,19 @@ func (h *harness) Events(t *testing.T) []identitytest.Event {
 		}
 	}
 	return evs
+}
+
+// CountEvents waits for the outbox to drain and counts the events on
+// subject whose payload has field set to value.
+func (h *harness) CountEvents(t *testing.T, subject, field, value string) int {
+	t.Helper()
+	n := 0
+	for _, ev := range h.Events(t) {
+		if ev.Subject == subject && ev.Payload[field] == value {
+			n++
+		}
+	}
+	return n
 }
 
 // drained waits until the relay published every outbox row.

@@ -39,12 +39,10 @@ func insertKey(ctx context.Context, tx pgx.Tx, k identity.APIKey) error {
 // RevokeKey implements identity.Store.
 func (s *Store) RevokeKey(ctx context.Context, tenantID, keyID string) error {
 	err := db.InTenant(ctx, s.pool, tenantID, db.ReadCommitted, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, "UPDATE identity.api_keys SET revoked_at = now() WHERE id = $1 AND tenant_id = $2 AND revoked_at IS NULL", keyID, tenantID)
+		err := update(ctx, tx, errs.NotFoundf("API key not found"),
+			"UPDATE identity.api_keys SET revoked_at = now() WHERE id = $1 AND tenant_id = $2 AND revoked_at IS NULL", keyID, tenantID)
 		if err != nil {
 			return err
-		}
-		if tag.RowsAffected() == 0 {
-			return errs.NotFoundf("API key not found")
 		}
 		return emit(ctx, tx, identityv1.EventCredentialRevoked, identityv1.CredentialRevoked{TenantID: tenantID, KeyID: keyID})
 	})

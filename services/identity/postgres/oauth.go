@@ -24,14 +24,8 @@ func (s *Store) Grants(ctx context.Context, tenantID string) ([]identity.Grant, 
 // RevokeGrants implements identity.Store.
 func (s *Store) RevokeGrants(ctx context.Context, tenantID, clientID string) error {
 	err := db.InTenant(ctx, s.pool, tenantID, db.ReadCommitted, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, "UPDATE identity.oauth_grants SET revoked_at = now() WHERE tenant_id = $1 AND client_id = $2 AND revoked_at IS NULL", tenantID, clientID)
-		if err != nil {
-			return err
-		}
-		if tag.RowsAffected() == 0 {
-			return errs.NotFoundf("app not found")
-		}
-		return nil
+		return update(ctx, tx, errs.NotFoundf("app not found"),
+			"UPDATE identity.oauth_grants SET revoked_at = now() WHERE tenant_id = $1 AND client_id = $2 AND revoked_at IS NULL", tenantID, clientID)
 	})
 	return errs.Wrap("postgres.RevokeGrants", err)
 }

@@ -143,12 +143,8 @@ func (s *Store) UsePasswordToken(ctx context.Context, tokenHash, passwordHash st
 		if purpose == identity.PurposeReset {
 			q = "UPDATE identity.users SET password_hash = $2 WHERE id = $1 AND deleted_at IS NULL AND is_active"
 		}
-		tag, err := tx.Exec(ctx, q, userID, passwordHash)
-		if err != nil {
+		if err := update(ctx, tx, errInvalidToken, q, userID, passwordHash); err != nil {
 			return err
-		}
-		if tag.RowsAffected() == 0 {
-			return errInvalidToken
 		}
 		if err := voidTokens(ctx, tx, "user_id", userID); err != nil {
 			return err

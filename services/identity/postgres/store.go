@@ -66,3 +66,12 @@ func one[T any](ctx context.Context, s *Store, tenantID string, scan func(pgx.Ro
 	})
 	return v, err
 }
+
+// update runs an UPDATE in tx; one that changes no row fails with none.
+func update(ctx context.Context, tx pgx.Tx, none error, sql string, args ...any) error {
+	tag, err := tx.Exec(ctx, sql, args...)
+	if err == nil && tag.RowsAffected() == 0 {
+		return none
+	}
+	return err
+}

@@ -39,8 +39,7 @@ func call(requestID, tenantID, keyID string, at time.Time) gatewayv1.Call {
 func TestAuditLogAppendOnly(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	e := identitytest.New(t)
-	admin, _ := e.Tenant(t, "Acme GmbH")
+	e, admin := identitytest.Acme(t)
 	if _, err := e.Store.RecordCall(ctx, call("req-1", admin.TenantID, admin.KeyID, time.Now())); err != nil {
 		t.Fatal(err)
 	}
@@ -132,8 +131,7 @@ func TestRowLevelSecurity(t *testing.T) {
 func TestRecordCallIdempotent(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	e := identitytest.New(t)
-	admin, _ := e.Tenant(t, "Acme GmbH")
+	e, admin := identitytest.Acme(t)
 	later := time.Now().UTC().Truncate(time.Microsecond)
 	earlier := later.Add(-time.Hour)
 	steps := []struct {

@@ -33,24 +33,35 @@ type Env struct {
 // New returns an Env on a new database.
 func New(t testing.TB, opts ...identity.Option) *Env {
 	t.Helper()
-	ctx := context.Background()
 	url := testkit.Postgres(t, postgres.Migrations)
-	owner, err := pgxpool.New(ctx, url)
+	pool := open(t, url, postgres.Migrations.Role, 10)
+	store := postgres.New(pool)
+	svc, err := identity.New(context.Background(), store, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(owner.Close)
-	pool, err := db.Open(ctx, url, postgres.Migrations.Role, 10)
+	return &Env{URL: url, Owner: open(t, url, "", 0), Pool: pool, Store: store, Svc: svc}
+}
+
+// open connects a pool as role ("" for the owner) that closes when the test
+// ends.
+func open(t testing.TB, url, role string, maxConns int32) *pgxpool.Pool {
+	t.Helper()
+	pool, err := db.Open(context.Background(), url, role, maxConns)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	store := postgres.New(pool)
-	svc, err := identity.New(ctx, store, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &Env{URL: url, Owner: owner, Pool: pool, Store: store, Svc: svc}
+	return pool
+}
+
+// Acme returns an Env on a new database with one tenant, Acme GmbH, and
+// its admin key's claims.
+func Acme(t testing.TB, opts ...identity.Option) (*Env, *auth.Claims) {
+	t.Helper()
+	e := New(t, opts...)
+	admin, _ := e.Tenant(t, "Acme GmbH")
+	return e, admin
 }
 
 // Operator bootstraps the operator tenant and returns its admin key's claims.
@@ -130,6 +141,18 @@ func (e *Env) Outbox(t testing.TB) []Event {
 		t.Fatal(err)
 	}
 	return evs
+}
+
+// Payloads lists the payloads of the outbox rows on subject, oldest first.
+func (e *Env) Payloads(t testing.TB, subject string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, ev := range e.Outbox(t) {
+		if ev.Subject == subject {
+			out = append(out, ev.Payload)
+		}
+	}
+	return out
 }
 
 // Exec runs sql as the owner, for arranging what the service cannot.

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -27,8 +28,7 @@ type keyView struct {
 
 func TestKeyLifecycle(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	admin, _ := h.Tenant(t, "Acme GmbH")
+	h, admin := newAcme(t)
 
 	var created keyView
 	h.OK(identityv1.SubjectKeysCreate, testkit.Rq{As: admin, Body: map[string]any{"label": " Bank import ", "scopes": []string{"bank:write", "bank:read", "bank:read"}}}, http.StatusCreated, &created)
@@ -84,21 +84,14 @@ func TestKeyLifecycle(t *testing.T) {
 		t.Errorf("keys after revoking (-want +got):\n%s", diff)
 	}
 
-	revoked := 0
-	for _, ev := range h.Events(t) {
-		if ev.Subject == identityv1.EventCredentialRevoked && ev.Payload["key_id"] == created.ID {
-			revoked++
-		}
-	}
-	if revoked != 1 {
+	if revoked := h.CountEvents(t, identityv1.EventCredentialRevoked, "key_id", created.ID); revoked != 1 {
 		t.Errorf("credential_revoked events for the key = %d, want 1", revoked)
 	}
 }
 
 func TestKeyCreateRefusals(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	admin, _ := h.Tenant(t, "Acme GmbH")
+	h, admin := newAcme(t)
 	var bank keyView
 	h.OK(identityv1.SubjectKeysCreate, testkit.Rq{As: admin, Body: map[string]any{"label": "bank", "scopes": []string{"bank:read", "bank:write"}}}, http.StatusCreated, &bank)
 	var bankClaims auth.Claims
@@ -137,5 +130,115 @@ func TestKeyCreateRefusals(t *testing.T) {
 
 	for _, id := range []string{"not-a-uuid", "00000000-0000-0000-0000-000000000000", ""} {
 		h.Fails(identityv1.SubjectKeysDelete, testkit.Rq{As: admin, Params: map[string]string{"id": id}}, http.StatusNotFound, errs.NotFound)
+	}
+}
+
+type clientView struct {
+	ClientID     string   `json:"client_id"`
+	Name         string   `json:"name"`
+	RedirectURIs []string `json:"redirect_uris"`
+	Scopes       []string `json:"scopes"`
+	CreatedAt    string   `json:"created_at"`
+	UpdatedAt    string   `json:"updated_at"`
+	ClientSecret string   `json:"client_secret"`
+}
+
+func TestOAuthClients(t *testing.T) {
+	t.Parallel()
+	h, admin := newAcme(t)
+	id := map[string]string{"clientId": "dashboard_1"}
+	body := map[string]any{"name": "Dashboard", "redirect_uris": []string{"https://dash.example/cb", "http://localhost:3000/cb"}, "scopes": []string{"journal:read"}}
+
+	var created clientView
+	h.OK(identityv1.SubjectOAuthClientsPut, testkit.Rq{As: admin, Params: id, Body: body}, http.StatusCreated, &created)
+	if !strings.HasPrefix(created.ClientSecret, "lgrcs_") || created.ClientID != "dashboard_1" {
+		t.Errorf("created client = %+v", created)
+	}
+	body["name"] = "Dashboard 2"
+	var updated clientView
+	h.OK(identityv1.SubjectOAuthClientsPut, testkit.Rq{As: admin, Params: id, Body: body}, http.StatusOK, &updated)
+	if updated.ClientSecret != "" || updated.Name != "Dashboard 2" || updated.CreatedAt != created.CreatedAt {
+		t.Errorf("updated client = %+v", updated)
+	}
+
+	var list struct {
+		Clients []clientView `json:"clients"`
+	}
+	h.OK(identityv1.SubjectOAuthClientsList, testkit.Rq{As: admin}, http.StatusOK, &list)
+	updated.ClientSecret = ""
+	if diff := cmp.Diff([]clientView{updated}, list.Clients); diff != "" {
+		t.Errorf("clients (-want +got):\n%s", diff)
+	}
+
+	var secret string
+	if err := h.Pool.QueryRow(t.Context(), "SELECT secret_hash FROM identity.oauth_clients").Scan(&secret); err != nil || len(secret) != 64 {
+		t.Errorf("stored secret = %q, %v; want a SHA-256 hex digest", secret, err)
+	}
+
+	tests := []struct {
+		name   string
+		id     string
+		body   any
+		status int
+		code   string
+	}{
+		{"short id", "ab", body, 400, errs.InvalidInput},
+		{"id with a dot", "a.b.c", body, 400, errs.InvalidInput},
+		{"no name", "x-client", map[string]any{"redirect_uris": []string{"https://a.example"}, "scopes": []string{"journal:read"}}, 400, errs.InvalidInput},
+		{"http redirect", "x-client", map[string]any{"name": "x", "redirect_uris": []string{"http://a.example/cb"}, "scopes": []string{"journal:read"}}, 400, errs.InvalidInput},
+		{"no redirect", "x-client", map[string]any{"name": "x", "redirect_uris": []string{}, "scopes": []string{"journal:read"}}, 400, errs.InvalidInput},
+		{"eleven redirects", "x-client", map[string]any{"name": "x", "redirect_uris": make11(), "scopes": []string{"journal:read"}}, 400, errs.InvalidInput},
+		{"bad scope", "x-client", map[string]any{"name": "x", "redirect_uris": []string{"https://a.example"}, "scopes": []string{"everything"}}, 400, errs.InvalidInput},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h.Fails(identityv1.SubjectOAuthClientsPut, testkit.Rq{As: admin, Params: map[string]string{"clientId": tt.id}, Body: tt.body}, tt.status, tt.code)
+		})
+	}
+}
+
+func make11() []string {
+	out := make([]string, 11)
+	for i := range out {
+		out[i] = "https://a.example/cb"
+	}
+	return out
+}
+
+func TestOAuthApps(t *testing.T) {
+	t.Parallel()
+	h, admin := newAcme(t)
+	at := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	for _, g := range []struct {
+		client, name string
+		scopes       []string
+		at           time.Time
+	}{
+		{"lexoffice", "Lexoffice", []string{"journal:read"}, at},
+		{"lexoffice", "Lexoffice", []string{"bank:read", "journal:read"}, at.Add(time.Hour)},
+		{"agent", "Agent", []string{"kreditoren:read"}, at.Add(2 * time.Hour)},
+	} {
+		h.Exec(t, "INSERT INTO identity.oauth_grants (tenant_id, client_id, client_name, scopes, created_at) VALUES ($1, $2, $3, $4, $5)",
+			admin.TenantID, g.client, g.name, g.scopes, g.at)
+	}
+	// The apps as they are on the wire: these fields and no others.
+	var list struct {
+		Apps []map[string]any `json:"apps"`
+	}
+	h.OK(identityv1.SubjectOAuthAppsList, testkit.Rq{As: admin}, http.StatusOK, &list)
+	want := []map[string]any{
+		{"client_id": "lexoffice", "name": "Lexoffice", "scopes": []any{"bank:read", "journal:read"}, "authorized_at": "2025-03-01T12:00:00Z"},
+		{"client_id": "agent", "name": "Agent", "scopes": []any{"kreditoren:read"}, "authorized_at": "2025-03-01T14:00:00Z"},
+	}
+	if diff := cmp.Diff(want, list.Apps); diff != "" {
+		t.Errorf("apps (-want +got):\n%s", diff)
+	}
+	var ok okBody
+	h.OK(identityv1.SubjectOAuthAppsDelete, testkit.Rq{As: admin, Params: map[string]string{"clientId": "lexoffice"}}, http.StatusOK, &ok)
+	h.Fails(identityv1.SubjectOAuthAppsDelete, testkit.Rq{As: admin, Params: map[string]string{"clientId": "lexoffice"}}, http.StatusNotFound, errs.NotFound)
+	h.Fails(identityv1.SubjectOAuthAppsDelete, testkit.Rq{As: admin, Params: map[string]string{"clientId": "?"}}, http.StatusNotFound, errs.NotFound)
+	h.OK(identityv1.SubjectOAuthAppsList, testkit.Rq{As: admin}, http.StatusOK, &list)
+	if diff := cmp.Diff(want[1:], list.Apps); diff != "" {
+		t.Errorf("apps after revoking (-want +got):\n%s", diff)
 	}
 }
