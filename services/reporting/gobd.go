@@ -334,18 +334,6 @@ func (s *Service) writeGoBD(ctx context.Context, w io.Writer, tenant string, ten
 	return zw.Close()
 }
 
-// eachRecord writes one record per item.
-func eachRecord[T any](items []T, record func(*csvOut, *T) *csvOut) func(*csvOut) error {
-	return func(c *csvOut) error {
-		for i := range items {
-			if err := record(c, &items[i]).end(); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-}
-
 func deref(s *string) string {
 	if s == nil {
 		return ""
@@ -446,6 +434,18 @@ func (c *csvOut) flush() error {
 	_, err := c.w.Write(c.b)
 	c.b = c.b[:0]
 	return err
+}
+
+// eachRecord writes one record per item.
+func eachRecord[T any](items []T, record func(*csvOut, *T) *csvOut) func(*csvOut) error {
+	return func(c *csvOut) error {
+		for i := range items {
+			if err := record(c, &items[i]).end(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 }
 
 // gobdIndex returns index.xml: the tables in the GDPdU description format
