@@ -6,13 +6,9 @@ import (
 	"github.com/ledgerplatform/ledger/contracts/rpc"
 )
 
-// Caller sends one request and decodes the reply; *natsx.Client satisfies
-// it.
-type Caller = rpc.Caller
-
 // Client is the typed client of identity for other services. Calls act for
 // the caller whose claims travel in ctx.
-type Client struct{ C Caller }
+type Client struct{ C rpc.Caller }
 
 // Tenant reads the caller's tenant master data (SubjectTenantGet).
 func (c Client) Tenant(ctx context.Context) (Tenant, error) {

@@ -8,15 +8,11 @@ import (
 	"github.com/ledgerplatform/ledger/contracts/rpc"
 )
 
-// Caller sends one request and decodes the reply; *natsx.Client satisfies
-// it.
-type Caller = rpc.Caller
-
 // Client is the typed client of the ledger for other services. Internal
 // commands name their tenant in the request; the other calls act for the
 // caller whose claims travel in ctx. Error replies come back as *errs.Error
 // with the ledger's code, message and details.
-type Client struct{ C Caller }
+type Client struct{ C rpc.Caller }
 
 // Post posts a booking under the caller's deterministic intent id
 // (SubjectPost).

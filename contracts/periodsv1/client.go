@@ -6,12 +6,8 @@ import (
 	"github.com/ledgerplatform/ledger/contracts/rpc"
 )
 
-// Caller sends one request and decodes the reply; *natsx.Client satisfies
-// it.
-type Caller = rpc.Caller
-
 // Client is the typed client of the periods service for other services.
-type Client struct{ C Caller }
+type Client struct{ C rpc.Caller }
 
 // Status reads the lock status of a tenant's periods in a range
 // (SubjectStatus); a period not listed is open.

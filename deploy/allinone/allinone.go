@@ -5,6 +5,7 @@
 package allinone
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -95,10 +96,7 @@ type Deps struct {
 
 // Run starts everything and blocks until ctx ends or a part fails.
 func Run(ctx context.Context, cfg Config, deps Deps) error {
-	log := deps.Log
-	if log == nil {
-		log = slog.Default()
-	}
+	log := cmp.Or(deps.Log, slog.Default())
 	if deps.DatabaseURL == "" {
 		url, stop, err := EnsurePostgres(ctx, cfg.DataDir, log)
 		if err != nil {
@@ -122,18 +120,12 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 		log.Info("embedded NATS with JetStream", "url", srv.ClientURL(), "store", filepath.Join(cfg.DataDir, "nats"))
 	}
 	if deps.Redis == nil {
+		// The gateway connects to the Redis found, if any.
 		url, err := RedisURL(ctx)
 		if err != nil {
 			return err
 		}
-		if url != "" {
-			opt, err := redis.ParseURL(url)
-			if err != nil {
-				return fmt.Errorf("allinone: REDIS_URL: %w", err)
-			}
-			deps.Redis = redis.NewClient(opt)
-			defer deps.Redis.Close()
-		}
+		cfg.Gateway.RedisURL = cmp.Or(url, cfg.Gateway.RedisURL)
 	}
 	owner, err := db.Open(ctx, deps.DatabaseURL, "", 8)
 	if err != nil {

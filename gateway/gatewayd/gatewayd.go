@@ -3,6 +3,7 @@
 package gatewayd
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -89,10 +90,7 @@ type Deps struct {
 
 // Run serves until ctx ends, then drains in-flight requests.
 func Run(ctx context.Context, cfg Config, deps Deps) error {
-	log := deps.Log
-	if log == nil {
-		log = slog.Default()
-	}
+	log := cmp.Or(deps.Log, slog.Default())
 	nc := deps.NC
 	if nc == nil {
 		var err error

@@ -13,46 +13,45 @@ import (
 // can be reopened. Any month may be soft-locked, with or without bookings;
 // an adjustment period only once it exists.
 func (s *Service) SoftLock(ctx context.Context, c *auth.Claims, period string) (periodsv1.Period, error) {
-	return s.transition(ctx, c, period, SoftLocked, func(p periodsv1.Period) error {
-		switch p.Status {
-		case SoftLocked:
-			return errs.E(errs.PeriodAlreadySoftLocked, "period %s is already soft-locked", p.Period)
-		case HardLocked:
-			return errs.E(errs.PeriodAlreadyLocked, "period %s is hard-locked", p.Period)
-		}
-		return nil
-	})
+	return s.transition(ctx, c, period, SoftLocked)
 }
 
 // Lock hard-locks (festschreiben) an open or soft-locked period. A
 // hard-locked period is final: it can never be reopened.
 func (s *Service) Lock(ctx context.Context, c *auth.Claims, period string) (periodsv1.Period, error) {
-	return s.transition(ctx, c, period, HardLocked, func(p periodsv1.Period) error {
-		if p.Status == HardLocked {
-			return errs.E(errs.PeriodAlreadyLocked, "period %s is already hard-locked", p.Period)
-		}
-		return nil
-	})
+	return s.transition(ctx, c, period, HardLocked)
 }
 
 // Reopen opens a soft-locked period again. A hard-locked period stays
 // locked: corrections go into a later open period or the adjustment period.
 func (s *Service) Reopen(ctx context.Context, c *auth.Claims, period string) (periodsv1.Period, error) {
-	return s.transition(ctx, c, period, Open, func(p periodsv1.Period) error {
-		switch p.Status {
-		case HardLocked:
-			return errs.E(errs.PeriodAlreadyLocked, "period %s is hard-locked and cannot be reopened; book corrections into an open period or the adjustment period", p.Period)
-		case Open:
-			return errs.E(errs.PeriodNotLocked, "period %s is not locked", p.Period)
-		}
-		return nil
-	})
+	return s.transition(ctx, c, period, Open)
+}
+
+// refusal is why a period cannot move from a status: an error code and a
+// message with the period's place.
+type refusal struct{ code, format string }
+
+// refused lists, per status a period moves to, the statuses it cannot come
+// from; every other move is allowed.
+var refused = map[string]map[string]refusal{
+	SoftLocked: {
+		SoftLocked: {errs.PeriodAlreadySoftLocked, "period %s is already soft-locked"},
+		HardLocked: {errs.PeriodAlreadyLocked, "period %s is hard-locked"},
+	},
+	HardLocked: {
+		HardLocked: {errs.PeriodAlreadyLocked, "period %s is already hard-locked"},
+	},
+	Open: {
+		HardLocked: {errs.PeriodAlreadyLocked, "period %s is hard-locked and cannot be reopened; book corrections into an open period or the adjustment period"},
+		Open:       {errs.PeriodNotLocked, "period %s is not locked"},
+	},
 }
 
 // transition checks the period text, then in one transaction of the store
-// checks the move from the current state with allowed and has the ledger
+// checks the move from the current state against refused and has the ledger
 // apply it before the local change commits.
-func (s *Service) transition(ctx context.Context, c *auth.Claims, period, to string, allowed func(periodsv1.Period) error) (periodsv1.Period, error) {
+func (s *Service) transition(ctx context.Context, c *auth.Claims, period, to string) (periodsv1.Period, error) {
 	tenant, err := tenantOf(c)
 	if err != nil {
 		return periodsv1.Period{}, err
@@ -69,8 +68,8 @@ func (s *Service) transition(ctx context.Context, c *auth.Claims, period, to str
 	by := LockedBy(c)
 	ch := StatusChange{TenantID: tenant, Period: k.String(), Create: !k.IsAdjustment(), To: to, By: by, FiscalStart: start}
 	p, err := s.store.ChangeStatus(ctx, ch, func(ctx context.Context, cur periodsv1.Period) error {
-		if err := allowed(cur); err != nil {
-			return err
+		if r, ok := refused[to][cur.Status]; ok {
+			return errs.E(r.code, r.format, cur.Period)
 		}
 		return s.setLedgerLock(ctx, tenant, ch.Period, to, by)
 	})

@@ -152,7 +152,7 @@ func (s *Service) GoBDExport(ctx context.Context, year, cursor string) (ExportCh
 		return ExportChunk{}, err
 	}
 	id := uuid.NewString()
-	w := &blobWriter{ctx: ctx, store: s.store, tenant: tenant, id: id, size: s.export.blobSize()}
+	w := &pieceWriter{ctx: ctx, store: s.store, tenant: tenant, id: id, size: s.export.blobSize(), keepFirst: true}
 	err = s.writeGoBD(ctx, w, tenant, ten, start, nil)
 	if err == nil {
 		err = w.Close()
@@ -277,68 +277,59 @@ func (s *Service) writeGoBD(ctx context.Context, w io.Writer, tenant string, ten
 			return err
 		}
 	}
-	if err := table(&gobdAccounts, func(c *csvOut) error {
-		for _, a := range accounts {
-			if err := c.text(a.Number).text(a.Name).text(a.Type).text(a.Category).text(a.ReportGroup).end(); err != nil {
-				return err
-			}
-		}
-		return nil
-	}); err != nil {
-		return err
-	}
-	if err := table(&gobdTaxCodes, func(c *csvOut) error {
-		for _, t := range codes {
-			if err := c.text(t.Code).text(t.Label).text(t.Kind).amount(t.Rate).text(t.DATEVKey).end(); err != nil {
-				return err
-			}
-		}
-		return nil
-	}); err != nil {
-		return err
-	}
 	var rows, first, last int64
-	if err := table(&gobdJournal, func(c *csvOut) error {
-		if chain.Events == 0 {
-			return nil
-		}
-		req := ledgerv1.JournalFeedRequest{TenantID: tenant, Limit: s.export.pageSize(), From: start.Format(time.DateOnly), To: end.Format(time.DateOnly)}
-		return s.feedPages(ctx, req, chain.Events, func(lines []ledgerv1.JournalLine) error {
-			for i := range lines {
-				l := &lines[i]
-				err := c.raw(strconv.FormatInt(l.JournalNumber, 10)).text(l.ID).text(l.IntentID).date(l.BookingDate).text(l.Period).
-					text(l.AccountDebit).text(l.AccountCredit).amount(l.Amount).text(deref(l.TaxCode)).text(l.Description).
-					text(deref(l.ExternalReference)).text(deref(l.DocumentID)).text(l.Source).text(l.CapturedAt.UTC().Format(time.RFC3339Nano)).
-					end()
-				if err != nil {
-					return err
-				}
-				if rows == 0 {
-					first = l.JournalNumber
-				}
-				rows, last = rows+1, l.JournalNumber
+	for _, t := range []struct {
+		table   *gobdTable
+		records func(*csvOut) error
+	}{
+		{&gobdAccounts, eachRecord(accounts, func(c *csvOut, a *Account) *csvOut {
+			return c.text(a.Number).text(a.Name).text(a.Type).text(a.Category).text(a.ReportGroup)
+		})},
+		{&gobdTaxCodes, eachRecord(codes, func(c *csvOut, t *TaxCode) *csvOut {
+			return c.text(t.Code).text(t.Label).text(t.Kind).amount(t.Rate).text(t.DATEVKey)
+		})},
+		{&gobdJournal, func(c *csvOut) error {
+			if chain.Events == 0 {
+				return nil
 			}
-			if progress != nil {
-				return progress(rows)
+			req := ledgerv1.JournalFeedRequest{TenantID: tenant, Limit: s.export.pageSize(), From: start.Format(time.DateOnly), To: end.Format(time.DateOnly)}
+			return s.feedPages(ctx, req, chain.Events, func(lines []ledgerv1.JournalLine) error {
+				for i := range lines {
+					l := &lines[i]
+					err := c.raw(strconv.FormatInt(l.JournalNumber, 10)).text(l.ID).text(l.IntentID).date(l.BookingDate).text(l.Period).
+						text(l.AccountDebit).text(l.AccountCredit).amount(l.Amount).text(deref(l.TaxCode)).text(l.Description).
+						text(deref(l.ExternalReference)).text(deref(l.DocumentID)).text(l.Source).text(l.CapturedAt.UTC().Format(time.RFC3339Nano)).
+						end()
+					if err != nil {
+						return err
+					}
+					if rows == 0 {
+						first = l.JournalNumber
+					}
+					rows, last = rows+1, l.JournalNumber
+				}
+				if progress != nil {
+					return progress(rows)
+				}
+				return nil
+			})
+		}},
+		{&gobdChain, func(c *csvOut) error {
+			ok, broken := "nein", ""
+			if chain.OK {
+				ok = "ja"
 			}
-			return nil
-		})
-	}); err != nil {
-		return err
-	}
-	if err := table(&gobdChain, func(c *csvOut) error {
-		ok, broken := "nein", ""
-		if chain.OK {
-			ok = "ja"
+			if chain.FirstBroken != nil {
+				broken = strconv.FormatInt(*chain.FirstBroken, 10)
+			}
+			return c.text(now.UTC().Format(time.RFC3339)).text(ok).raw(strconv.FormatInt(chain.Events, 10)).text(chain.HeadHash).
+				raw(broken).text(chain.Reason).date(start.Format(time.DateOnly)).date(end.Format(time.DateOnly)).
+				raw(strconv.FormatInt(rows, 10)).raw(optional(first)).raw(optional(last)).end()
+		}},
+	} {
+		if err := table(t.table, t.records); err != nil {
+			return err
 		}
-		if chain.FirstBroken != nil {
-			broken = strconv.FormatInt(*chain.FirstBroken, 10)
-		}
-		return c.text(now.UTC().Format(time.RFC3339)).text(ok).raw(strconv.FormatInt(chain.Events, 10)).text(chain.HeadHash).
-			raw(broken).text(chain.Reason).date(start.Format(time.DateOnly)).date(end.Format(time.DateOnly)).
-			raw(strconv.FormatInt(rows, 10)).raw(optional(first)).raw(optional(last)).end()
-	}); err != nil {
-		return err
 	}
 	return zw.Close()
 }
@@ -445,6 +436,18 @@ func (c *csvOut) flush() error {
 	return err
 }
 
+// eachRecord writes one record per item.
+func eachRecord[T any](items []T, record func(*csvOut, *T) *csvOut) func(*csvOut) error {
+	return func(c *csvOut) error {
+		for i := range items {
+			if err := record(c, &items[i]).end(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
 // gobdIndex returns index.xml: the tables in the GDPdU description format
 // (gdpdu-01-09-2004.dtd).
 func gobdIndex(ten identityv1.Tenant, start, end, now time.Time) []byte {
@@ -524,53 +527,4 @@ func nonEmpty(parts ...string) []string {
 		}
 	}
 	return out
-}
-
-// blobWriter cuts what is written into pieces of size bytes: piece 0 stays
-// in memory for the first chunk, the others go to the store as they fill.
-type blobWriter struct {
-	ctx        context.Context
-	store      ExportStore
-	tenant, id string
-	size       int
-	first, cur []byte
-	seq        int // complete pieces so far
-}
-
-func (w *blobWriter) Write(p []byte) (int, error) {
-	n := len(p)
-	for len(p) > 0 {
-		if w.cur == nil {
-			w.cur = make([]byte, 0, w.size)
-		}
-		k := min(len(p), w.size-len(w.cur))
-		w.cur, p = append(w.cur, p[:k]...), p[k:]
-		if len(w.cur) == w.size {
-			if err := w.piece(); err != nil {
-				return 0, err
-			}
-		}
-	}
-	return n, nil
-}
-
-func (w *blobWriter) piece() error {
-	if w.seq == 0 {
-		w.first, w.cur = w.cur, nil
-	} else {
-		if err := w.store.PutExportBlob(w.ctx, w.tenant, w.id, w.seq, w.cur); err != nil {
-			return errs.Wrap("store export piece", err)
-		}
-		w.cur = w.cur[:0]
-	}
-	w.seq++
-	return nil
-}
-
-// Close stores the last, partial piece.
-func (w *blobWriter) Close() error {
-	if len(w.cur) > 0 || w.seq == 0 {
-		return w.piece()
-	}
-	return nil
 }

@@ -123,6 +123,16 @@ func (s *Service) jobStore() (JobStore, error) {
 	return js, nil
 }
 
+// callerJobs returns the caller's tenant and the job store.
+func (s *Service) callerJobs(ctx context.Context) (string, JobStore, error) {
+	tenant, err := tenantOf(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	store, err := s.jobStore()
+	return tenant, store, err
+}
+
 // jobFileURL is where a done job's file is fetched.
 func jobFileURL(id string) *string {
 	u := "/v1/reports/exports/" + id + "/file"
@@ -174,11 +184,7 @@ func datevFilename(f, t time.Time) string {
 // CreateExportJob validates an export request as the streamed export routes
 // do, stores it as a queued job of the caller and queues it.
 func (s *Service) CreateExportJob(ctx context.Context, req reportingv1.ExportJobRequest) (ExportJob, error) {
-	tenant, err := tenantOf(ctx)
-	if err != nil {
-		return ExportJob{}, err
-	}
-	store, err := s.jobStore()
+	tenant, store, err := s.callerJobs(ctx)
 	if err != nil {
 		return ExportJob{}, err
 	}
@@ -233,11 +239,7 @@ func (s *Service) CreateExportJob(ctx context.Context, req reportingv1.ExportJob
 
 // ExportJob returns one of the caller's jobs; NOT_FOUND for an unknown id.
 func (s *Service) ExportJob(ctx context.Context, id string) (ExportJob, error) {
-	tenant, err := tenantOf(ctx)
-	if err != nil {
-		return ExportJob{}, err
-	}
-	store, err := s.jobStore()
+	tenant, store, err := s.callerJobs(ctx)
 	if err != nil {
 		return ExportJob{}, err
 	}
@@ -313,7 +315,7 @@ func (s *Service) RunExportJob(ctx context.Context, tenant, id string) error {
 	jctx, cancel := context.WithCancelCause(auth.WithClaims(ctx, &claims))
 	defer cancel(nil)
 
-	w := &jobWriter{ctx: jctx, store: s.store, tenant: tenant, id: id, size: s.export.blobSize()}
+	w := &pieceWriter{ctx: jctx, store: s.store, tenant: tenant, id: id, size: s.export.blobSize()}
 	var rows atomic.Int64
 	progress := func(n int64) error {
 		rows.Store(n)
@@ -378,7 +380,7 @@ func jobErrorText(err error) string {
 }
 
 // buildDATEV writes the Buchungsstapel of from..to page by page.
-func (s *Service) buildDATEV(ctx context.Context, w *jobWriter, tenant string, p datevJobParams, progress func(int64) error) error {
+func (s *Service) buildDATEV(ctx context.Context, w *pieceWriter, tenant string, p datevJobParams, progress func(int64) error) error {
 	f, err := parseDay("from", p.From)
 	if err != nil {
 		return err
@@ -425,7 +427,7 @@ func (s *Service) buildDATEV(ctx context.Context, w *jobWriter, tenant string, p
 }
 
 // buildGoBD writes the GoBD archive of a fiscal year.
-func (s *Service) buildGoBD(ctx context.Context, w *jobWriter, tenant string, p gobdJobParams, progress func(int64) error) error {
+func (s *Service) buildGoBD(ctx context.Context, w *pieceWriter, tenant string, p gobdJobParams, progress func(int64) error) error {
 	ten, start, err := s.gobdYear(ctx, p.Year)
 	if err != nil {
 		return err
@@ -459,54 +461,4 @@ func (s *Service) SweepJobs(ctx context.Context) (dropped int64, requeued int, e
 		requeued++
 	}
 	return dropped, requeued, nil
-}
-
-// jobWriter cuts a job's file into pieces of size bytes, all stored, from
-// piece 0 on.
-type jobWriter struct {
-	ctx        context.Context
-	store      ExportStore
-	tenant, id string
-	size       int
-	cur        []byte
-	seq        int
-	bytes      atomic.Int64 // written so far
-}
-
-func (w *jobWriter) Write(p []byte) (int, error) {
-	n := len(p)
-	for len(p) > 0 {
-		if w.cur == nil {
-			w.cur = make([]byte, 0, w.size)
-		}
-		k := min(len(p), w.size-len(w.cur))
-		w.cur, p = append(w.cur, p[:k]...), p[k:]
-		if len(w.cur) == w.size {
-			if err := w.piece(); err != nil {
-				return 0, err
-			}
-		}
-	}
-	w.bytes.Add(int64(n))
-	return n, nil
-}
-
-func (w *jobWriter) piece() error {
-	if err := w.store.PutExportBlob(w.ctx, w.tenant, w.id, w.seq, w.cur); err != nil {
-		return errs.Wrap("store export piece", err)
-	}
-	w.cur = w.cur[:0]
-	w.seq++
-	return nil
-}
-
-// Close stores the last, partial piece (an empty file is one empty piece).
-func (w *jobWriter) Close() error {
-	if len(w.cur) > 0 || w.seq == 0 {
-		if w.cur == nil {
-			w.cur = []byte{}
-		}
-		return w.piece()
-	}
-	return nil
 }

@@ -39,7 +39,7 @@ func newHarness(t *testing.T) *harness {
 }
 
 func (h *harness) start() {
-	h.stop = periodstest.Start(h.t, h.RPC, periodsd.Declare(periods.WithClock(func() time.Time { return today })))
+	h.stop = h.Start(periodsd.Declare(periods.WithClock(func() time.Time { return today })), nil)
 }
 
 // replay stops the service, deletes a durable consumer and starts the

@@ -19,14 +19,15 @@ import (
 	"github.com/ledgerplatform/ledger/services/periods/postgres"
 )
 
-// The service's settings are the daemon's (daemon.TestLoadConfig), read
-// under its name.
-func TestConfig(t *testing.T) {
-	t.Parallel()
+// service declares the daemon; its settings are the daemon's
+// (daemon.TestLoadConfig), read under its name.
+func service(t *testing.T) daemon.Service {
+	t.Helper()
 	svc, err := periodsd.Service(func(string) string { return "" })
 	if err != nil || svc.Name != "periods" || svc.DB.Schema != "periods" {
 		t.Fatalf("declared %q on schema %q, %v", svc.Name, svc.DB.Schema, err)
 	}
+	return svc
 }
 
 func softLock(nc *nats.Conn, c *auth.Claims, period string) (periodsv1.Period, error) {
@@ -42,14 +43,11 @@ func TestRun(t *testing.T) {
 	t.Parallel()
 	h := testkit.NewRPC(t, postgres.Migrations)
 	peers := periodstest.StartPeers(t, h)
-	svc, err := periodsd.Service(func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc := service(t)
 	c := periodstest.Tenant("Run")
 
 	for i, period := range []string{"2025-01", "2025-02"} {
-		stop := periodstest.Start(t, h, svc)
+		stop := h.Start(svc, nil)
 		p, err := softLock(h.NC, c, period)
 		if err != nil || p.Status != "soft-locked" {
 			t.Fatalf("start %d: soft-lock = %+v, %v", i+1, p, err)
@@ -70,7 +68,7 @@ func TestRun(t *testing.T) {
 	// next start; the changes went out as period_changed events.
 	periodstest.PublishIntent(t, h.JS, "run-1", c.TenantID, "2025-04")
 	peers.PublishLockSet(t, ledgerv1.SetPeriodLock{TenantID: c.TenantID, Period: "2025-05", Status: "hard-locked"})
-	stop := periodstest.Start(t, h, svc)
+	stop := h.Start(svc, nil)
 	defer func() {
 		if err := stop(); err != nil {
 			t.Error(err)
@@ -98,10 +96,7 @@ func TestRunOpensConnections(t *testing.T) {
 	t.Parallel()
 	h := testkit.NewRPC(t, postgres.Migrations)
 	periodstest.StartPeers(t, h)
-	svc, err := periodsd.Service(func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc := service(t)
 	env := map[string]string{"DATABASE_URL": h.DBURL, "NATS_URL": h.NC.ConnectedUrl(), "PERIODS_DB_MAX_CONNS": "4"}
 	cfg, err := daemon.LoadConfig(svc.Name, func(k string) string { return env[k] })
 	if err != nil {

@@ -16,22 +16,10 @@ import (
 	"github.com/ledgerplatform/ledger/services/periods"
 )
 
-const periodCols = "tenant_id::text, period, status, booking_count, locked_by, locked_at"
-
-func scanPeriod(row pgx.Row) (periodsv1.Period, error) {
-	var p periodsv1.Period
-	var at *time.Time
-	if err := row.Scan(&p.TenantID, &p.Period, &p.Status, &p.BookingCount, &p.LockedBy, &at); err != nil {
-		return periodsv1.Period{}, err
-	}
-	p.LockedAt = timestamp(at)
-	return p, nil
-}
-
 // List implements periods.Store.
 func (s *Store) List(ctx context.Context, tenant string, ensure []string) ([]periodsv1.Period, error) {
 	var out []periodsv1.Period
-	err := db.InTenant(ctx, s.pool, tenant, db.ReadCommitted, func(tx pgx.Tx) error {
+	err := db.InTenant(ctx, s.pool, tenant, db.ReadCommitted, func(tx pgx.Tx) (err error) {
 		if len(ensure) > 0 {
 			if _, err := tx.Exec(ctx, `INSERT INTO periods.periods (tenant_id, period)
 				SELECT $1::uuid, p FROM unnest($2::text[]) AS p
@@ -40,11 +28,7 @@ func (s *Store) List(ctx context.Context, tenant string, ensure []string) ([]per
 				return err
 			}
 		}
-		rows, err := tx.Query(ctx, "SELECT "+periodCols+" FROM periods.periods WHERE tenant_id = $1 ORDER BY period DESC", tenant)
-		if err != nil {
-			return err
-		}
-		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (periodsv1.Period, error) { return scanPeriod(r) })
+		out, err = queryRows(ctx, tx, scanPeriod, "SELECT "+periodCols+" FROM periods.periods WHERE tenant_id = $1 ORDER BY period DESC", tenant)
 		return err
 	})
 	if out == nil {

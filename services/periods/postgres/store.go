@@ -46,15 +46,6 @@ func emitChange(ctx context.Context, tx pgx.Tx, p periodsv1.Period, start int, p
 	return err
 }
 
-// timestamp formats a stored time for the API.
-func timestamp(t *time.Time) *string {
-	if t == nil {
-		return nil
-	}
-	s := t.UTC().Format(time.RFC3339Nano)
-	return &s
-}
-
 // FiscalStart implements periods.Store.
 func (s *Store) FiscalStart(ctx context.Context, tenant string) (int, bool, error) {
 	var m int

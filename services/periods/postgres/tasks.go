@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -16,29 +15,13 @@ import (
 	"github.com/ledgerplatform/ledger/services/periods"
 )
 
-const taskCols = "id::text, period, title, status, assignee, note, to_char(due_date, 'YYYY-MM-DD'), updated_at"
-
-func scanTask(row pgx.Row) (periodsv1.Task, error) {
-	t := periodsv1.Task{Kind: periodsv1.TaskManual}
-	var at time.Time
-	if err := row.Scan(&t.ID, &t.Period, &t.Title, &t.Status, &t.Assignee, &t.Note, &t.DueDate, &at); err != nil {
-		return periodsv1.Task{}, err
-	}
-	t.UpdatedAt = timestamp(&at)
-	return t, nil
-}
-
 // Tasks implements periods.Store: the period's manual tasks, those due
 // first first, then in the order they were created.
 func (s *Store) Tasks(ctx context.Context, tenant, period string) ([]periodsv1.Task, error) {
 	var out []periodsv1.Task
-	err := db.InTenant(ctx, s.pool, tenant, db.ReadOnly, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, "SELECT "+taskCols+` FROM periods.closing_tasks
+	err := db.InTenant(ctx, s.pool, tenant, db.ReadOnly, func(tx pgx.Tx) (err error) {
+		out, err = queryRows(ctx, tx, scanTask, "SELECT "+taskCols+` FROM periods.closing_tasks
 			WHERE tenant_id = $1 AND period = $2 ORDER BY due_date NULLS LAST, created_at, id`, tenant, period)
-		if err != nil {
-			return err
-		}
-		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (periodsv1.Task, error) { return scanTask(r) })
 		return err
 	})
 	return out, err

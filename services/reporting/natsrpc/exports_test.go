@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"mime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -143,15 +142,7 @@ func TestDATEVExportOverNATS(t *testing.T) {
 	e := newExportEnv(t, 12000)
 	e.peers.hardLocked = true
 	first, body, chunks := e.download(t, reportingv1.SubjectDATEVExport, map[string]string{"from": "2025-01-01", "to": "2025-12-31"})
-	if first.ErrCode != "" {
-		t.Fatalf("%s: %s", first.ErrCode, first.Body)
-	}
-	if first.ContentType != "text/csv; charset=windows-1252" {
-		t.Errorf("content type %q", first.ContentType)
-	}
-	if _, params, err := mime.ParseMediaType(first.Disposition); err != nil || params["filename"] != "EXTF_Buchungsstapel_20250101_20251231.csv" {
-		t.Errorf("disposition %q", first.Disposition)
-	}
+	wantFile(t, first, "text/csv; charset=windows-1252", "EXTF_Buchungsstapel_20250101_20251231.csv")
 	if chunks != 3 {
 		t.Errorf("%d chunks, want 3", chunks)
 	}
@@ -188,15 +179,7 @@ func TestGoBDExportOverNATS(t *testing.T) {
 	t.Parallel()
 	e := newExportEnv(t, 30000)
 	first, body, chunks := e.download(t, reportingv1.SubjectGoBDExport, map[string]string{"year": "2025"})
-	if first.ErrCode != "" {
-		t.Fatalf("%s: %s", first.ErrCode, first.Body)
-	}
-	if first.ContentType != "application/zip" {
-		t.Errorf("content type %q", first.ContentType)
-	}
-	if _, params, err := mime.ParseMediaType(first.Disposition); err != nil || params["filename"] != "gobd-export-2025.zip" {
-		t.Errorf("disposition %q", first.Disposition)
-	}
+	wantFile(t, first, "application/zip", "gobd-export-2025.zip")
 	if chunks < 2 || len(body) < 1<<20 {
 		t.Errorf("%d bytes in %d chunks: the test wants an archive over one 1 MiB piece", len(body), chunks)
 	}

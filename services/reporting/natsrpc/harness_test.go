@@ -2,6 +2,7 @@ package natsrpc_test
 
 import (
 	"context"
+	"mime"
 	"testing"
 	"time"
 
@@ -97,5 +98,20 @@ func (r *rpc) fetch(ctx context.Context, t *testing.T, subject string, req *nats
 			return first, body, chunks
 		}
 		req.Cursor = rep.NextCursor
+	}
+}
+
+// wantFile fails the test unless first, the first reply of a fetch, is a
+// success of the content type with the file name as its attachment.
+func wantFile(t *testing.T, first *natsx.Reply, contentType, filename string) {
+	t.Helper()
+	if first.ErrCode != "" {
+		t.Fatalf("%s: %s", first.ErrCode, first.Body)
+	}
+	if first.ContentType != contentType {
+		t.Errorf("content type %q", first.ContentType)
+	}
+	if _, params, err := mime.ParseMediaType(first.Disposition); err != nil || params["filename"] != filename {
+		t.Errorf("disposition %q", first.Disposition)
 	}
 }

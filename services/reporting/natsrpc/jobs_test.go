@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"mime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -181,15 +180,7 @@ func TestExportJobsOverNATS(t *testing.T) {
 	}
 	for range 2 { // the file stays after a download
 		first, body, chunks := e.file(t, exportTenant, dj.ID)
-		if first.ErrCode != "" {
-			t.Fatalf("%s: %s", first.ErrCode, first.Body)
-		}
-		if first.ContentType != "text/csv; charset=windows-1252" {
-			t.Errorf("content type %q", first.ContentType)
-		}
-		if _, params, err := mime.ParseMediaType(first.Disposition); err != nil || params["filename"] != "EXTF_Buchungsstapel_20250101_20251231.csv" {
-			t.Errorf("disposition %q", first.Disposition)
-		}
+		wantFile(t, first, "text/csv; charset=windows-1252", "EXTF_Buchungsstapel_20250101_20251231.csv")
 		if int64(len(body)) != dj.Bytes || chunks < 2 {
 			t.Errorf("%d bytes in %d chunks, job says %d", len(body), chunks, dj.Bytes)
 		}

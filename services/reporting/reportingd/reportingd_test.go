@@ -22,16 +22,6 @@ import (
 	"github.com/ledgerplatform/ledger/services/reporting/reportingd"
 )
 
-// The service's environment is the shared daemon's (daemon.TestLoadConfig),
-// under its name.
-func TestConfig(t *testing.T) {
-	t.Parallel()
-	svc, err := reportingd.Service(func(string) string { return "" })
-	if err != nil || svc.Name != "reporting" || svc.DB.Schema != "reporting" {
-		t.Fatalf("declared %q on schema %q, %v", svc.Name, svc.DB.Schema, err)
-	}
-}
-
 // The declared service migrates, owns the job queue, consumes the ledger's
 // events and answers reports, with the ledger and identity faked over NATS;
 // testkit stops it at the end and fails the test if it does not stop cleanly.
@@ -69,9 +59,11 @@ func TestService(t *testing.T) {
 
 	// Started before the ledger, the service waits for the ledger's
 	// stream instead of creating it.
+	// The service's environment is the shared daemon's
+	// (daemon.TestLoadConfig), under its name.
 	svc, err := reportingd.Service(func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
+	if err != nil || svc.Name != "reporting" || svc.DB.Schema != "reporting" {
+		t.Fatalf("declared %q on schema %q, %v", svc.Name, svc.DB.Schema, err)
 	}
 	url := testkit.Postgres(t) // empty: the daemon migrates
 	h.Start(svc, map[string]string{"DATABASE_URL": url, "REPORTING_DB_MAX_CONNS": "4"})

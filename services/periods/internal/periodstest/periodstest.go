@@ -3,8 +3,7 @@
 // the harness (a ledger that takes lock commands, publishes
 // period_lock_set events to its stream as the real one does through its
 // outbox, and counts review items; an identity that tells each tenant's
-// fiscal year start month), a daemon that can be stopped within a test,
-// and the events the ledger publishes.
+// fiscal year start month), and the events the ledger publishes.
 package periodstest
 
 import (
@@ -30,37 +29,6 @@ import (
 	"github.com/ledgerplatform/ledger/pkg/testkit"
 	"github.com/ledgerplatform/ledger/services/periods"
 )
-
-// Start runs svc's daemon on h until the returned stop is called (or the
-// test ends), which waits for it and returns its error; testkit.RPC.Start
-// runs a daemon for the whole test.
-func Start(t testing.TB, h *testkit.RPC, svc daemon.Service) (stop func() error) {
-	t.Helper()
-	cfg, err := daemon.LoadConfig(svc.Name, func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	ready, done := make(chan struct{}), make(chan error, 1)
-	go func() {
-		done <- daemon.Run(ctx, svc, cfg, daemon.Deps{Pool: h.Pool, NC: h.NC, Log: h.Log, Ready: func() { close(ready) }})
-	}()
-	var once sync.Once
-	var runErr error
-	stop = func() error {
-		once.Do(func() { cancel(); runErr = <-done })
-		return runErr
-	}
-	t.Cleanup(func() { _ = stop() })
-	select {
-	case <-ready:
-	case err := <-done:
-		t.Fatalf("%s did not start: %v", svc.Name, err)
-	case <-time.After(30 * time.Second):
-		t.Fatalf("%s did not start within 30s", svc.Name)
-	}
-	return stop
-}
 
 // Peers are the fake ledger and identity.
 type Peers struct {
@@ -112,9 +80,9 @@ func StartPeers(t testing.TB, h *testkit.RPC) *Peers {
 		}
 	}()
 	t.Cleanup(func() { close(stop); <-relayDone })
-	p.stopLedger = Start(t, h, p.service("ledger", []natsx.Stream{{Name: ledgerv1.StreamEvents, Subjects: []string{ledgerv1.EventsFilter}}},
+	p.stopLedger = h.Start(p.service("ledger", []natsx.Stream{{Name: ledgerv1.StreamEvents, Subjects: []string{ledgerv1.EventsFilter}}},
 		natsx.Route{Subject: ledgerv1.SubjectSetPeriodLock, Decode: natsx.JSON[ledgerv1.SetPeriodLock], Endpoint: natsx.Typed(p.setLock), Internal: true},
-		natsx.Route{Subject: ledgerv1.SubjectReviewCount, Decode: natsx.Nothing, Endpoint: natsx.Typed(p.reviewCount)}))
+		natsx.Route{Subject: ledgerv1.SubjectReviewCount, Decode: natsx.Nothing, Endpoint: natsx.Typed(p.reviewCount)}), nil)
 	h.Start(p.service("identity", nil,
 		natsx.Route{Subject: identityv1.SubjectTenantGet, Decode: natsx.Nothing, Endpoint: natsx.Typed(p.tenant)}), nil)
 	return p
