@@ -14,7 +14,6 @@ import (
 	"strconv"
 
 	"github.com/nats-io/nats.go"
-	"github.com/redis/go-redis/v9"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/ledgerplatform/ledger/gateway/gatewayd"
@@ -84,14 +83,11 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 }
 
 // Deps may supply ready dependencies (tests do); missing ones are found or
-// started here.
+// started here. The gateway's are the platform's: its Ready receives the
+// gateway's address once the platform serves.
 type Deps struct {
 	DatabaseURL string // owner connection; migrations run with it
-	NC          *nats.Conn
-	Redis       *redis.Client
-	Log         *slog.Logger
-	// Ready receives the gateway's address once the platform serves.
-	Ready func(addr string)
+	gatewayd.Deps
 }
 
 // Run starts everything and blocks until ctx ends or a part fails.
@@ -147,7 +143,9 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 		}
 	}
 	g.Go(func() error {
-		return gatewayd.Run(ctx, cfg.Gateway, gatewayd.Deps{NC: deps.NC, Redis: deps.Redis, Log: log.With("service", "gateway"), Ready: deps.Ready})
+		gw := deps.Deps
+		gw.Log = log.With("service", "gateway")
+		return gatewayd.Run(ctx, cfg.Gateway, gw)
 	})
 	err = g.Wait()
 	if errors.Is(err, context.Canceled) {

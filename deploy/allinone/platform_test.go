@@ -15,6 +15,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/ledgerplatform/ledger/deploy/allinone"
+	"github.com/ledgerplatform/ledger/gateway/gatewayd"
 	"github.com/ledgerplatform/ledger/pkg/testkit"
 	identitypg "github.com/ledgerplatform/ledger/services/identity/postgres"
 	ledgerpg "github.com/ledgerplatform/ledger/services/ledger/postgres"
@@ -57,7 +58,7 @@ func startPlatform(t testing.TB, overrides env) *platform {
 	addr := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- allinone.Run(ctx, cfg, allinone.Deps{DatabaseURL: dbURL, NC: nc, Redis: rdb, Log: testLogger(t), Ready: func(a string) { addr <- a }})
+		done <- allinone.Run(ctx, cfg, allinone.Deps{DatabaseURL: dbURL, Deps: gatewayd.Deps{NC: nc, Redis: rdb, Log: testLogger(t), Ready: func(a string) { addr <- a }}})
 	}()
 	t.Cleanup(func() {
 		cancel()

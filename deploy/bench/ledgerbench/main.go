@@ -24,6 +24,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/ledgerplatform/ledger/deploy/allinone"
+	"github.com/ledgerplatform/ledger/gateway/gatewayd"
 	"github.com/ledgerplatform/ledger/pkg/testkit"
 )
 
@@ -119,7 +120,7 @@ func startPlatform(ctx context.Context, pgURL string) (url, key, dbURL string, s
 	done := make(chan error, 1)
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	go func() {
-		done <- allinone.Run(runCtx, cfg, allinone.Deps{DatabaseURL: dbURL, Log: log, Ready: func(a string) { ready <- a }})
+		done <- allinone.Run(runCtx, cfg, allinone.Deps{DatabaseURL: dbURL, Deps: gatewayd.Deps{Log: log, Ready: func(a string) { ready <- a }}})
 	}()
 	stop = func() {
 		cancel()

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 
 	"github.com/ledgerplatform/ledger/deploy/allinone"
+	"github.com/ledgerplatform/ledger/gateway/gatewayd"
 	"github.com/ledgerplatform/ledger/pkg/daemon"
 )
 
@@ -15,8 +16,8 @@ func main() {
 		if err != nil {
 			return err
 		}
-		return allinone.Run(ctx, cfg, allinone.Deps{Log: log, Ready: func(addr string) {
+		return allinone.Run(ctx, cfg, allinone.Deps{Deps: gatewayd.Deps{Log: log, Ready: func(addr string) {
 			log.Info("platform ready", "gateway", "http://"+addr)
-		}})
+		}}})
 	})
 }
