@@ -5,8 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"mime/multipart"
-	"net/textproto"
 	"net/url"
 	"testing"
 
@@ -19,16 +17,16 @@ import (
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/pkg/testkit"
 	"github.com/ledgerplatform/ledger/services/ledger"
+	"github.com/ledgerplatform/ledger/services/ledger/internal/ledgertest"
 	"github.com/ledgerplatform/ledger/services/ledger/ledgerd"
 	"github.com/ledgerplatform/ledger/services/ledger/postgres"
 )
 
 func drSeed() ([]ledger.Account, []ledger.TaxCode) {
-	acc := func(n, name, typ string) ledger.Account { return ledger.Account{Number: n, Name: name, Type: typ} }
 	return []ledger.Account{
-			acc("1200", "Forderungen", ledger.Asset), acc("1401", "Vorsteuer 7 %", ledger.Asset), acc("1406", "Vorsteuer 19 %", ledger.Asset),
-			acc("1800", "Bank", ledger.Asset), acc("3300", "Verbindlichkeiten LuL", ledger.Liability), acc("3806", "Umsatzsteuer 19 %", ledger.Liability),
-			acc("4400", "Erlöse 19 %", ledger.Revenue), acc("6805", "Telefon", ledger.Expense), acc("6815", "Bürobedarf", ledger.Expense),
+			ledgertest.Acc("1200", "Forderungen", ledger.Asset), ledgertest.Acc("1401", "Vorsteuer 7 %", ledger.Asset), ledgertest.Acc("1406", "Vorsteuer 19 %", ledger.Asset),
+			ledgertest.Acc("1800", "Bank", ledger.Asset), ledgertest.Acc("3300", "Verbindlichkeiten LuL", ledger.Liability), ledgertest.Acc("3806", "Umsatzsteuer 19 %", ledger.Liability),
+			ledgertest.Acc("4400", "Erlöse 19 %", ledger.Revenue), ledgertest.Acc("6805", "Telefon", ledger.Expense), ledgertest.Acc("6815", "Bürobedarf", ledger.Expense),
 		}, []ledger.TaxCode{
 			{Code: "VSt19", Label: "Vorsteuer 19 %", Kind: ledger.TaxInput, Rate: money.MustParse("19"), VATAccount: "1406"},
 			{Code: "VSt7", Label: "Vorsteuer 7 %", Kind: ledger.TaxInput, Rate: money.MustParse("7"), VATAccount: "1401"},
@@ -117,39 +115,8 @@ func (h *drHarness) fails(t *testing.T, subject string, r drRq, status int, code
 	return b
 }
 
-type drPart struct {
-	field, filename, contentType string
-	content                      []byte
-}
-
-func drForm(t *testing.T, parts ...drPart) (string, []byte) {
-	t.Helper()
-	var buf bytes.Buffer
-	w := multipart.NewWriter(&buf)
-	for _, p := range parts {
-		h := textproto.MIMEHeader{}
-		cd := `form-data; name="` + p.field + `"`
-		if p.filename != "" {
-			cd += `; filename="` + p.filename + `"`
-		}
-		h.Set("Content-Disposition", cd)
-		if p.contentType != "" {
-			h.Set("Content-Type", p.contentType)
-		}
-		pw, err := w.CreatePart(h)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pw.Write(p.content)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return w.FormDataContentType(), buf.Bytes()
-}
-
-func drUpload(t *testing.T, parts ...drPart) drRq {
-	ct, body := drForm(t, parts...)
+func drUpload(t *testing.T, parts ...ledgertest.Part) drRq {
+	ct, body := ledgertest.Form(t, parts...)
 	return drRq{contentType: ct, body: body}
 }
 
@@ -170,7 +137,7 @@ func TestDocumentRoutes(t *testing.T) {
 	t.Parallel()
 	h := newDRHarness(t)
 	var doc drDocumentBody
-	h.ok(t, ledgerv1.SubjectDocumentsUpload, drUpload(t, drPart{"file", "Rechnung 7.pdf", "application/pdf", drPDF}), 201, &doc)
+	h.ok(t, ledgerv1.SubjectDocumentsUpload, drUpload(t, ledgertest.File("Rechnung 7.pdf", "application/pdf", drPDF)), 201, &doc)
 	sum := sha256.Sum256(drPDF)
 	want := drDocumentBody{ID: doc.ID, MimeType: "application/pdf", OriginalName: "Rechnung 7.pdf", SizeBytes: int64(len(drPDF)), SHA256: hex.EncodeToString(sum[:])}
 	if diff := cmp.Diff(want, doc); diff != "" || !ledger.ValidID(doc.ID) {
@@ -178,7 +145,7 @@ func TestDocumentRoutes(t *testing.T) {
 	}
 	// Same bytes again: the first document, 200.
 	var again drDocumentBody
-	h.ok(t, ledgerv1.SubjectDocumentsUpload, drUpload(t, drPart{"file", "other.pdf", "", drPDF}), 200, &again)
+	h.ok(t, ledgerv1.SubjectDocumentsUpload, drUpload(t, ledgertest.File("other.pdf", "", drPDF)), 200, &again)
 	if again != doc {
 		t.Fatalf("repeat upload %+v, want %+v", again, doc)
 	}
@@ -199,18 +166,18 @@ func TestDocumentRoutes(t *testing.T) {
 		status int
 		code   string
 	}{
-		{"gif", drUpload(t, drPart{"file", "a.gif", "image/gif", []byte("GIF89a")}), 400, errs.InvalidFileType},
-		{"empty", drUpload(t, drPart{"file", "a.pdf", "application/pdf", nil}), 400, errs.EmptyFile},
-		{"too large", drUpload(t, drPart{"file", "a.pdf", "application/pdf", big}), 400, errs.FileTooLarge},
-		{"mismatch", drUpload(t, drPart{"file", "a.pdf", "application/pdf", drPNG}), 400, errs.MimeMismatch},
-		{"no file", drUpload(t, drPart{"note", "", "", []byte("x")}), 400, errs.InvalidInput},
+		{"gif", drUpload(t, ledgertest.File("a.gif", "image/gif", []byte("GIF89a"))), 400, errs.InvalidFileType},
+		{"empty", drUpload(t, ledgertest.File("a.pdf", "application/pdf", nil)), 400, errs.EmptyFile},
+		{"too large", drUpload(t, ledgertest.File("a.pdf", "application/pdf", big)), 400, errs.FileTooLarge},
+		{"mismatch", drUpload(t, ledgertest.File("a.pdf", "application/pdf", drPNG)), 400, errs.MimeMismatch},
+		{"no file", drUpload(t, ledgertest.Field("note", "x")), 400, errs.InvalidInput},
 		{"json", drRq{body: map[string]string{"file": "x"}}, 415, errs.UnsupportedMedia},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h.fails(t, ledgerv1.SubjectDocumentsUpload, tc.r, tc.status, tc.code)
 		})
 	}
-	got := h.call(t, ledgerv1.SubjectDocumentsUpload, drUpload(t, drPart{"file", "a.pdf", "application/pdf", drPDF}))
+	got := h.call(t, ledgerv1.SubjectDocumentsUpload, drUpload(t, ledgertest.File("a.pdf", "application/pdf", drPDF)))
 	if got.status != 401 || got.code != errs.Unauthenticated {
 		t.Fatalf("anonymous upload: %d %s", got.status, got.code)
 	}
@@ -226,11 +193,11 @@ func TestBookingWithDocumentRoute(t *testing.T) {
 	t.Parallel()
 	h := newDRHarness(t)
 	lines := `[{"account_debit":"6815","account_credit":"1800","amount":119.00,"tax_code":"VSt19"}]`
-	form := func(lines string, extra ...drPart) drRq {
-		return drUpload(t, append([]drPart{{"file", "beleg.png", "image/png", drPNG}, {"booking_date", "", "", []byte("2025-03-10")},
-			{"description", "", "", []byte("Büromaterial")}, {"lines", "", "", []byte(lines)}}, extra...)...)
+	form := func(lines string, extra ...ledgertest.Part) drRq {
+		return drUpload(t, append([]ledgertest.Part{ledgertest.File("beleg.png", "image/png", drPNG), ledgertest.Field("booking_date", "2025-03-10"),
+			ledgertest.Field("description", "Büromaterial"), ledgertest.Field("lines", lines)}, extra...)...)
 	}
-	r := form(lines, drPart{"intent_category", "", "", []byte("office")})
+	r := form(lines, ledgertest.Field("intent_category", "office"))
 	r.idemKey = "abc"
 	var posted drPostedBody
 	h.ok(t, ledgerv1.SubjectBookingsWithDocument, r, 201, &posted)
@@ -238,7 +205,7 @@ func TestBookingWithDocumentRoute(t *testing.T) {
 		t.Fatalf("posted %+v", posted)
 	}
 	// A retry (new boundary, same key) replays the first answer.
-	r = form(lines, drPart{"intent_category", "", "", []byte("office")})
+	r = form(lines, ledgertest.Field("intent_category", "office"))
 	r.idemKey = "abc"
 	var replay drPostedBody
 	h.ok(t, ledgerv1.SubjectBookingsWithDocument, r, 201, &replay)
@@ -250,11 +217,11 @@ func TestBookingWithDocumentRoute(t *testing.T) {
 		t.Fatalf("document of the booking: %q %s", file.body, file.contentType)
 	}
 	h.fails(t, ledgerv1.SubjectBookingsWithDocument, form(lines), 409, errs.DuplicateBooking)
-	h.ok(t, ledgerv1.SubjectBookingsWithDocument, form(lines, drPart{"skip_duplicate_check", "", "", []byte("true")}), 201, nil)
+	h.ok(t, ledgerv1.SubjectBookingsWithDocument, form(lines, ledgertest.Field("skip_duplicate_check", "true")), 201, nil)
 	h.fails(t, ledgerv1.SubjectBookingsWithDocument, form("[{"), 400, errs.InvalidInput)
 	b := h.fails(t, ledgerv1.SubjectBookingsWithDocument, form(`[{"account_debit":"9999","account_credit":"1800","amount":1}]`), 400, errs.InvalidInput)
 	if len(b.Details) == 0 || b.Details[0].Field != "lines[0].account_debit" {
 		t.Fatalf("details %+v", b.Details)
 	}
-	h.fails(t, ledgerv1.SubjectBookingsWithDocument, drUpload(t, drPart{"file", "beleg.pdf", "application/pdf", drPNG}), 400, errs.MimeMismatch)
+	h.fails(t, ledgerv1.SubjectBookingsWithDocument, drUpload(t, ledgertest.File("beleg.pdf", "application/pdf", drPNG)), 400, errs.MimeMismatch)
 }

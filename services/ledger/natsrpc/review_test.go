@@ -12,6 +12,7 @@ import (
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/services/ledger"
+	"github.com/ledgerplatform/ledger/services/ledger/internal/ledgertest"
 )
 
 const drDraftJSON = `{"booking_date":"2025-03-15","description":"Büromaterial","lines":[{"account_debit":"6815","account_credit":"1800","amount":119.00,"tax_code":"VSt19"}],"confidence":0.8,"reasons":["vendor match"]}`
@@ -62,7 +63,7 @@ func TestReviewRoutes(t *testing.T) {
 	t.Parallel()
 	h := newDRHarness(t)
 	var doc drDocumentBody
-	h.ok(t, ledgerv1.SubjectDocumentsUpload, drUpload(t, drPart{"file", "beleg.pdf", "application/pdf", drPDF}), 201, &doc)
+	h.ok(t, ledgerv1.SubjectDocumentsUpload, drUpload(t, ledgertest.File("beleg.pdf", "application/pdf", drPDF)), 201, &doc)
 
 	first := h.createItem(t, ledgerv1.ReviewItemInput{SourceType: "document", SourceID: "inbox-1", DocumentID: doc.ID, CreatedBy: "service:payables"}, 201)
 	if !first.Created || !ledger.ValidID(first.ID) {

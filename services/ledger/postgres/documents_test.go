@@ -5,8 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"io"
-	"log/slog"
 	"sync"
 	"testing"
 
@@ -17,8 +15,8 @@ import (
 
 	"github.com/ledgerplatform/ledger/pkg/db"
 	"github.com/ledgerplatform/ledger/pkg/errs"
-	"github.com/ledgerplatform/ledger/pkg/testkit"
 	"github.com/ledgerplatform/ledger/services/ledger"
+	"github.com/ledgerplatform/ledger/services/ledger/internal/ledgertest"
 	"github.com/ledgerplatform/ledger/services/ledger/postgres"
 )
 
@@ -32,19 +30,9 @@ type drStore struct {
 
 func newDRStore(t *testing.T) *drStore {
 	t.Helper()
-	url := testkit.Postgres(t, postgres.Migrations)
+	pool, owner := ledgertest.DB(t, 4)
 	ctx := context.Background()
-	pool, err := db.Open(ctx, url, "ledger_svc", 4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	owner, err := pgxpool.New(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(owner.Close)
-	s := &drStore{Store: postgres.New(pool, slog.New(slog.NewTextHandler(io.Discard, nil))), pool: pool, owner: owner, a: uuid.NewString(), b: uuid.NewString()}
+	s := &drStore{Store: ledgertest.Store(pool), pool: pool, owner: owner, a: uuid.NewString(), b: uuid.NewString()}
 	for _, tenant := range []string{s.a, s.b} {
 		if err := s.EnsureTenant(ctx, tenant, []ledger.Account{{Number: "1800", Name: "Bank", Type: ledger.Asset}}, nil); err != nil {
 			t.Fatal(err)
