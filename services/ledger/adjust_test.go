@@ -12,14 +12,14 @@ import (
 	"github.com/ledgerplatform/ledger/services/ledger/internal/ledgertest"
 )
 
-// drChart is drSeed as an AdjustChart, without a database.
+// drChart is ledgertest.Seed as an AdjustChart, without a database.
 type drChart struct {
 	accounts map[string]ledger.Account
 	codes    []ledger.TaxCode
 }
 
 func newDRChart() drChart {
-	accounts, codes := drSeed()
+	accounts, codes := ledgertest.Seed()
 	c := drChart{accounts: map[string]ledger.Account{}}
 	for _, a := range accounts {
 		a.IsActive = true

@@ -10,28 +10,12 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/ledgerplatform/ledger/contracts/money"
 	"github.com/ledgerplatform/ledger/pkg/auth"
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/services/ledger"
 	"github.com/ledgerplatform/ledger/services/ledger/internal/ledgertest"
 	"github.com/ledgerplatform/ledger/services/ledger/postgres"
 )
-
-// drSeed is the small chart of the document and review tests.
-func drSeed() ([]ledger.Account, []ledger.TaxCode) {
-	return []ledger.Account{
-			ledgertest.Acc("1200", "Forderungen", ledger.Asset), ledgertest.Acc("1401", "Vorsteuer 7 %", ledger.Asset), ledgertest.Acc("1406", "Vorsteuer 19 %", ledger.Asset),
-			ledgertest.Acc("1800", "Bank", ledger.Asset), ledgertest.Acc("3300", "Verbindlichkeiten LuL", ledger.Liability), ledgertest.Acc("3801", "Umsatzsteuer 7 %", ledger.Liability),
-			ledgertest.Acc("3806", "Umsatzsteuer 19 %", ledger.Liability), ledgertest.Acc("4400", "Erlöse 19 %", ledger.Revenue),
-			ledgertest.Acc("6805", "Telefon", ledger.Expense), ledgertest.Acc("6815", "Bürobedarf", ledger.Expense),
-		}, []ledger.TaxCode{
-			{Code: "VSt19", Label: "Vorsteuer 19 %", Kind: ledger.TaxInput, Rate: money.MustParse("19"), VATAccount: "1406", DATEVKey: "9"},
-			{Code: "VSt7", Label: "Vorsteuer 7 %", Kind: ledger.TaxInput, Rate: money.MustParse("7"), VATAccount: "1401", DATEVKey: "8"},
-			{Code: "USt19", Label: "Umsatzsteuer 19 %", Kind: ledger.TaxOutput, Rate: money.MustParse("19"), VATAccount: "3806", DATEVKey: "3"},
-			{Code: "USt7", Label: "Umsatzsteuer 7 %", Kind: ledger.TaxOutput, Rate: money.MustParse("7"), VATAccount: "3801", DATEVKey: "2"},
-		}
-}
 
 // drEnv is one test's ledger on its own database, run as ledger_svc.
 type drEnv struct {
@@ -46,7 +30,7 @@ func newDREnv(t *testing.T) *drEnv {
 	t.Helper()
 	pool, owner := ledgertest.DB(t, 4)
 	store := ledgertest.Store(pool)
-	e := &drEnv{svc: ledger.New(store, drSeed), store: store, owner: owner}
+	e := &drEnv{svc: ledger.New(store, ledgertest.Seed), store: store, owner: owner}
 	e.tenant, e.claims = e.newTenant()
 	return e
 }

@@ -53,6 +53,22 @@ func Acc(number, name, typ string) ledger.Account {
 	return ledger.Account{Number: number, Name: name, Type: typ}
 }
 
+// Seed is a small chart: the accounts and tax codes of office purchases,
+// sales, telephone and bank, without a database.
+func Seed() ([]ledger.Account, []ledger.TaxCode) {
+	return []ledger.Account{
+			Acc("1200", "Forderungen", ledger.Asset), Acc("1401", "Vorsteuer 7 %", ledger.Asset), Acc("1406", "Vorsteuer 19 %", ledger.Asset),
+			Acc("1800", "Bank", ledger.Asset), Acc("3300", "Verbindlichkeiten LuL", ledger.Liability), Acc("3801", "Umsatzsteuer 7 %", ledger.Liability),
+			Acc("3806", "Umsatzsteuer 19 %", ledger.Liability), Acc("4400", "Erlöse 19 %", ledger.Revenue),
+			Acc("6805", "Telefon", ledger.Expense), Acc("6815", "Bürobedarf", ledger.Expense),
+		}, []ledger.TaxCode{
+			{Code: "VSt19", Label: "Vorsteuer 19 %", Kind: ledger.TaxInput, Rate: money.MustParse("19"), VATAccount: "1406", DATEVKey: "9"},
+			{Code: "VSt7", Label: "Vorsteuer 7 %", Kind: ledger.TaxInput, Rate: money.MustParse("7"), VATAccount: "1401", DATEVKey: "8"},
+			{Code: "USt19", Label: "Umsatzsteuer 19 %", Kind: ledger.TaxOutput, Rate: money.MustParse("19"), VATAccount: "3806", DATEVKey: "3"},
+			{Code: "USt7", Label: "Umsatzsteuer 7 %", Kind: ledger.TaxOutput, Rate: money.MustParse("7"), VATAccount: "3801", DATEVKey: "2"},
+		}
+}
+
 // Line is a booking line; tax may be "".
 func Line(debit, credit, amount, tax string) ledger.Line {
 	return ledger.Line{AccountDebit: debit, AccountCredit: credit, Amount: money.MustParse(amount), TaxCode: tax}
