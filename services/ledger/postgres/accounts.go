@@ -133,19 +133,7 @@ func (s *Store) SearchAccounts(ctx context.Context, tenant string, f ledger.Acco
 	}
 	q := fmt.Sprintf(`SELECT number, name, type FROM ledger.accounts WHERE %s
 		ORDER BY (number LIKE %s || '%%') DESC, (lower(name) LIKE %s || '%%') DESC, number LIMIT %s`, w, num, name, w.next(f.Limit))
-	var hits []ledger.AccountHit
-	err := db.InTenant(ctx, s.pool, tenant, db.Snapshot, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, q, w.args...)
-		if err != nil {
-			return err
-		}
-		hits, err = pgx.CollectRows(rows, pgx.RowToStructByPos[ledger.AccountHit])
-		return err
-	})
-	if err != nil {
-		return nil, errs.Wrap("ledger.SearchAccounts", err)
-	}
-	return hits, nil
+	return list(ctx, s, tenant, "ledger.SearchAccounts", pgx.RowToStructByPos[ledger.AccountHit], q, w.args...)
 }
 
 // AccountEntries reads an account, a page of its journal entries in
@@ -218,19 +206,7 @@ func (s *Store) ListTaxCodes(ctx context.Context, tenant string, includeInactive
 	if !includeInactive {
 		q += " AND is_active"
 	}
-	var codes []ledger.TaxCode
-	err := db.InTenant(ctx, s.pool, tenant, db.Snapshot, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, q+" ORDER BY code", tenant)
-		if err != nil {
-			return err
-		}
-		codes, err = pgx.CollectRows(rows, scanTaxCode)
-		return err
-	})
-	if err != nil {
-		return nil, errs.Wrap("ledger.ListTaxCodes", err)
-	}
-	return codes, nil
+	return list(ctx, s, tenant, "ledger.ListTaxCodes", scanTaxCode, q+" ORDER BY code", tenant)
 }
 
 // UpdateTaxCode applies p to a tax code under a row lock, so concurrent

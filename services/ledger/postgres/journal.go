@@ -81,22 +81,7 @@ func (s *Store) Journal(ctx context.Context, tenant string, f ledger.JournalFilt
 	args = append(args, f.Limit, f.Offset)
 	q := "SELECT " + eventColumns + " FROM ledger.journal_events e JOIN ledger.intents i ON i.tenant_id = e.tenant_id AND i.id = e.intent_id WHERE " +
 		strings.Join(where, " AND ") + fmt.Sprintf(" ORDER BY e.journal_number LIMIT $%d OFFSET $%d", len(args)-1, len(args))
-	var out []ledger.JournalEntry
-	err := db.InTenant(ctx, s.pool, tenant, db.Snapshot, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, q, args...)
-		if err != nil {
-			return err
-		}
-		out, err = pgx.CollectRows(rows, scanEntry)
-		return err
-	})
-	if err != nil {
-		return nil, errs.Wrap("ledger.Journal", err)
-	}
-	if out == nil {
-		out = []ledger.JournalEntry{}
-	}
-	return out, nil
+	return list(ctx, s, tenant, "ledger.Journal", scanEntry, q, args...)
 }
 
 // escapeLike makes user text match literally inside ILIKE patterns.
