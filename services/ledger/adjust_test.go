@@ -53,6 +53,14 @@ func drDraft() ledger.Suggestion {
 		Lines: []ledger.Line{ledgertest.Line("6815", "1800", "119.00", "VSt19")}}
 }
 
+// drDraftOr is s, or drDraft for a suggestion without lines.
+func drDraftOr(s ledger.Suggestion) ledger.Suggestion {
+	if s.Lines == nil {
+		return drDraft()
+	}
+	return s
+}
+
 func drWith(f func(*ledger.Suggestion)) ledger.Suggestion {
 	s := drDraft()
 	f(&s)
@@ -160,10 +168,7 @@ func TestAdjust(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			draft := tc.draft
-			if draft.Lines == nil {
-				draft = drDraft()
-			}
+			draft := drDraftOr(tc.draft)
 			before := draft
 			before.Lines = append([]ledger.Line(nil), draft.Lines...)
 			got, applied, err := ledger.Adjust(draft, tc.instruction, chart)
@@ -230,10 +235,7 @@ func TestAdjustRefused(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			draft := tc.draft
-			if draft.Lines == nil {
-				draft = drDraft()
-			}
+			draft := drDraftOr(tc.draft)
 			got, applied, err := ledger.Adjust(draft, tc.instruction, chart)
 			if !errs.Is(err, errs.InvalidInput) || !strings.Contains(errs.As(err).Message+" "+drDetailText(err), tc.msg) {
 				t.Fatalf("Adjust(%q) = %+v %v, %v; want INVALID_INPUT containing %q", tc.instruction, got, applied, err, tc.msg)

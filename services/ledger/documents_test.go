@@ -8,50 +8,20 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/ledgerplatform/ledger/pkg/auth"
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/services/ledger"
 	"github.com/ledgerplatform/ledger/services/ledger/internal/ledgertest"
-	"github.com/ledgerplatform/ledger/services/ledger/postgres"
 )
 
-// drEnv is one test's ledger on its own database, run as ledger_svc.
-type drEnv struct {
-	svc    *ledger.Service
-	store  *postgres.Store
-	owner  *pgxpool.Pool
-	tenant string
-	claims *auth.Claims
-}
+// drEnv is one test's ledger with the small chart.
+type drEnv struct{ *ledgertest.Env }
 
-func newDREnv(t *testing.T) *drEnv {
-	t.Helper()
-	pool, owner := ledgertest.DB(t, 4)
-	store := ledgertest.Store(pool)
-	e := &drEnv{svc: ledger.New(store, ledgertest.Seed), store: store, owner: owner}
-	e.tenant, e.claims = e.newTenant()
-	return e
-}
-
-func (e *drEnv) newTenant() (string, *auth.Claims) {
-	tenant := uuid.NewString()
-	return tenant, &auth.Claims{TenantID: tenant, KeyID: uuid.NewString(), KeyPrefix: "lgr_abcdefgh", Label: "test key", Scopes: []string{"admin"}, Surface: "api"}
-}
+func newDREnv(t *testing.T) *drEnv { return &drEnv{ledgertest.NewEnv(t, 4, ledgertest.Seed)} }
 
 func (e *drEnv) req(key string) ledger.Request {
-	return ledger.Request{Claims: e.claims, IdempotencyKey: key, Channel: "rest"}
-}
-
-// count runs a count query as the owner, across tenants.
-func (e *drEnv) count(t *testing.T, sql string, args ...any) int {
-	t.Helper()
-	var n int
-	if err := e.owner.QueryRow(context.Background(), sql, args...).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
+	return ledger.Request{Claims: e.Claims, IdempotencyKey: key, Channel: "rest"}
 }
 
 // Sample contents with the right magic bytes.
@@ -152,13 +122,13 @@ func TestDocumentDedupe(t *testing.T) {
 	upload := func(claims *auth.Claims, name string, content []byte) (ledger.Document, bool) {
 		t.Helper()
 		ct, body := ledgertest.Form(t, ledgertest.File(name, "", content))
-		d, created, err := e.svc.UploadDocument(ctx, ledger.Request{Claims: claims}, ct, body)
+		d, created, err := e.Svc.UploadDocument(ctx, ledger.Request{Claims: claims}, ct, body)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return d, created
 	}
-	first, created := upload(e.claims, "Rechnung März.pdf", drPDF)
+	first, created := upload(e.Claims, "Rechnung März.pdf", drPDF)
 	if !created {
 		t.Fatal("first upload not created")
 	}
@@ -166,16 +136,16 @@ func TestDocumentDedupe(t *testing.T) {
 	if diff := cmp.Diff(want, first); diff != "" {
 		t.Fatalf("document (-want +got):\n%s", diff)
 	}
-	again, created := upload(e.claims, "copy.pdf", drPDF)
+	again, created := upload(e.Claims, "copy.pdf", drPDF)
 	if created || again != first {
 		t.Fatalf("repeat upload = %+v created %v, want the first document", again, created)
 	}
-	png, created := upload(e.claims, "scan.png", drPNG)
+	png, created := upload(e.Claims, "scan.png", drPNG)
 	if !created || png.ID == first.ID {
 		t.Fatalf("other content = %+v created %v, want a new document", png, created)
 	}
 
-	got, content, err := e.svc.DocumentFile(ctx, e.tenant, first.ID)
+	got, content, err := e.Svc.DocumentFile(ctx, e.Tenant, first.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,21 +156,21 @@ func TestDocumentDedupe(t *testing.T) {
 		t.Fatalf("disposition %q", got.Disposition())
 	}
 
-	otherTenant, otherClaims := e.newTenant()
+	otherTenant, otherClaims := ledgertest.NewTenant()
 	theirs, created := upload(otherClaims, "x.pdf", drPDF)
 	if !created || theirs.ID == first.ID {
 		t.Fatalf("other tenant's upload = %+v created %v, want its own document", theirs, created)
 	}
 	for _, id := range []string{theirs.ID, uuid.NewString(), "not-a-uuid", ""} {
-		_, _, err := e.svc.DocumentFile(ctx, e.tenant, id)
+		_, _, err := e.Svc.DocumentFile(ctx, e.Tenant, id)
 		ledgertest.WantCode(t, err, errs.NotFound)
-		_, err = e.svc.Document(ctx, e.tenant, id)
+		_, err = e.Svc.Document(ctx, e.Tenant, id)
 		ledgertest.WantCode(t, err, errs.NotFound)
 	}
-	if _, _, err := e.svc.DocumentFile(ctx, otherTenant, theirs.ID); err != nil {
+	if _, _, err := e.Svc.DocumentFile(ctx, otherTenant, theirs.ID); err != nil {
 		t.Fatal(err)
 	}
-	if n := e.count(t, "SELECT count(*) FROM ledger.documents"); n != 3 {
+	if n := e.Count(t, "SELECT count(*) FROM ledger.documents"); n != 3 {
 		t.Fatalf("%d documents stored, want 3", n)
 	}
 }
@@ -211,11 +181,11 @@ func TestUploadRefusalStoresNothing(t *testing.T) {
 	e := newDREnv(t)
 	for _, p := range []ledgertest.Part{ledgertest.File("a.pdf", "application/pdf", drPNG), ledgertest.File("a.pdf", "application/pdf", nil), ledgertest.File("a.txt", "text/plain", []byte("hi"))} {
 		ct, body := ledgertest.Form(t, p)
-		if _, _, err := e.svc.UploadDocument(context.Background(), e.req(""), ct, body); err == nil {
+		if _, _, err := e.Svc.UploadDocument(context.Background(), e.req(""), ct, body); err == nil {
 			t.Fatalf("upload of %s accepted", p.Filename)
 		}
 	}
-	if n := e.count(t, "SELECT count(*) FROM ledger.documents"); n != 0 {
+	if n := e.Count(t, "SELECT count(*) FROM ledger.documents"); n != 0 {
 		t.Fatalf("%d documents stored, want 0", n)
 	}
 }
@@ -233,46 +203,46 @@ func TestBookWithDocument(t *testing.T) {
 	lines := `[{"account_debit":"6815","account_credit":"1800","amount":119.00,"tax_code":"VSt19"}]`
 	fields := []ledgertest.Part{ledgertest.Field("booking_date", "2025-03-10"), ledgertest.Field("description", "Büromaterial"), ledgertest.Field("lines", lines), ledgertest.Field("intent_category", "office")}
 	ct, body := drDocForm(t, drPDF, fields...)
-	posted, replay, err := e.svc.BookWithDocument(ctx, e.req("key-1"), ct, body)
+	posted, replay, err := e.Svc.BookWithDocument(ctx, e.req("key-1"), ct, body)
 	if err != nil || replay != nil {
 		t.Fatalf("BookWithDocument: %v %v", err, replay)
 	}
 	if posted.EventCount != 2 || posted.DocumentID == "" {
 		t.Fatalf("posted %+v, want 2 events and a document", posted)
 	}
-	d, err := e.svc.Intent(ctx, e.tenant, posted.IntentID)
+	d, err := e.Svc.Intent(ctx, e.Tenant, posted.IntentID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d.DocumentID == nil || *d.DocumentID != posted.DocumentID || d.Category != "office" || d.Entries[0].ProvenanceSummary.Channel != "document" {
 		t.Fatalf("intent %+v, want document %s, category office, channel document", d, posted.DocumentID)
 	}
-	doc, err := e.svc.Document(ctx, e.tenant, posted.DocumentID)
+	doc, err := e.Svc.Document(ctx, e.Tenant, posted.DocumentID)
 	if err != nil || doc.SHA256 != ledgertest.SHA(drPDF) {
 		t.Fatalf("document %+v %v", doc, err)
 	}
 
 	// The same request re-encoded (another boundary) with the same key replays.
 	ct, body = drDocForm(t, drPDF, fields...)
-	again, replay, err := e.svc.BookWithDocument(ctx, e.req("key-1"), ct, body)
+	again, replay, err := e.Svc.BookWithDocument(ctx, e.req("key-1"), ct, body)
 	if err != nil || replay == nil {
 		t.Fatalf("retry: %+v %v %v, want a replay", again, replay, err)
 	}
 	// Another body under the same key is refused.
 	ct, body = drDocForm(t, drPDF, ledgertest.Field("booking_date", "2025-03-11"), ledgertest.Field("description", "Büromaterial"), ledgertest.Field("lines", lines))
-	_, _, err = e.svc.BookWithDocument(ctx, e.req("key-1"), ct, body)
+	_, _, err = e.Svc.BookWithDocument(ctx, e.req("key-1"), ct, body)
 	ledgertest.WantCode(t, err, errs.IdempotencyKeyReused)
 	// Without a key the duplicate check applies, and can be skipped.
 	ct, body = drDocForm(t, drPDF, fields...)
-	_, _, err = e.svc.BookWithDocument(ctx, e.req(""), ct, body)
+	_, _, err = e.Svc.BookWithDocument(ctx, e.req(""), ct, body)
 	ledgertest.WantCode(t, err, errs.DuplicateBooking)
 	ct, body = drDocForm(t, drPDF, append(fields, ledgertest.Field("skip_duplicate_check", "true"))...)
-	second, _, err := e.svc.BookWithDocument(ctx, e.req(""), ct, body)
+	second, _, err := e.Svc.BookWithDocument(ctx, e.req(""), ct, body)
 	if err != nil || second.DocumentID != posted.DocumentID || second.IntentID == posted.IntentID {
 		t.Fatalf("second booking %+v %v, want a new intent with the same document", second, err)
 	}
 
-	before := e.count(t, "SELECT count(*) FROM ledger.intents")
+	before := e.Count(t, "SELECT count(*) FROM ledger.intents")
 	other := append([]byte("%PDF-1.4 other"), 1)
 	for _, tc := range []struct {
 		name   string
@@ -292,15 +262,15 @@ func TestBookWithDocument(t *testing.T) {
 		{"empty file", []ledgertest.Part{ledgertest.Field("booking_date", "2025-03-10"), ledgertest.Field("description", "x"), ledgertest.Field("lines", lines)}, nil, errs.EmptyFile},
 	} {
 		ct, body := drDocForm(t, tc.file, tc.fields...)
-		_, _, err := e.svc.BookWithDocument(ctx, e.req(""), ct, body)
+		_, _, err := e.Svc.BookWithDocument(ctx, e.req(""), ct, body)
 		if !errs.Is(err, tc.code) {
 			t.Errorf("%s: error %v, want %s", tc.name, err, tc.code)
 		}
 	}
-	if n := e.count(t, "SELECT count(*) FROM ledger.documents"); n != 1 {
+	if n := e.Count(t, "SELECT count(*) FROM ledger.documents"); n != 1 {
 		t.Fatalf("%d documents after refused bookings, want 1", n)
 	}
-	if n := e.count(t, "SELECT count(*) FROM ledger.intents"); n != before {
+	if n := e.Count(t, "SELECT count(*) FROM ledger.intents"); n != before {
 		t.Fatalf("%d intents after refused bookings, want %d", n, before)
 	}
 }
@@ -311,17 +281,17 @@ func TestValidateBooking(t *testing.T) {
 	e := newDREnv(t)
 	ctx := context.Background()
 	ok := ledger.Booking{BookingDate: "2025-01-02", Description: "Porto", Lines: []ledger.Line{ledgertest.Line("6815", "1800", "10", "")}}
-	if err := e.svc.ValidateBooking(ctx, e.tenant, ok); err != nil {
+	if err := e.Svc.ValidateBooking(ctx, e.Tenant, ok); err != nil {
 		t.Fatal(err)
 	}
 	bad := ok
 	bad.Lines = []ledger.Line{ledgertest.Line("6815", "6815", "10", "VSt99")}
-	err := e.svc.ValidateBooking(ctx, e.tenant, bad)
+	err := e.Svc.ValidateBooking(ctx, e.Tenant, bad)
 	ledgertest.WantCode(t, err, errs.InvalidInput)
 	if len(errs.As(err).Details) != 2 {
 		t.Fatalf("details %+v, want 2", errs.As(err).Details)
 	}
-	if n := e.count(t, "SELECT count(*) FROM ledger.intents"); n != 0 {
+	if n := e.Count(t, "SELECT count(*) FROM ledger.intents"); n != 0 {
 		t.Fatalf("%d intents, want 0", n)
 	}
 }

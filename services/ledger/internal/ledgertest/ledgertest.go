@@ -12,9 +12,11 @@ import (
 	"net/textproto"
 	"testing"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/ledgerplatform/ledger/contracts/money"
+	"github.com/ledgerplatform/ledger/pkg/auth"
 	"github.com/ledgerplatform/ledger/pkg/db"
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/pkg/testkit"
@@ -41,6 +43,43 @@ func DB(t testing.TB, conns int32) (pool, owner *pgxpool.Pool) {
 	}
 	t.Cleanup(owner.Close)
 	return pool, owner
+}
+
+// Env is one test's ledger on its own database (see DB), with a tenant and
+// an admin API key's claims for it.
+type Env struct {
+	Svc    *ledger.Service
+	Store  *postgres.Store
+	Owner  *pgxpool.Pool
+	Tenant string
+	Claims *auth.Claims
+}
+
+// NewEnv is a ledger seeding new tenants with seed, its pool holding at
+// most conns connections.
+func NewEnv(t testing.TB, conns int32, seed ledger.Seed) *Env {
+	t.Helper()
+	pool, owner := DB(t, conns)
+	store := Store(pool)
+	e := &Env{Svc: ledger.New(store, seed), Store: store, Owner: owner}
+	e.Tenant, e.Claims = NewTenant()
+	return e
+}
+
+// NewTenant is a new tenant id and an admin API key's claims for it.
+func NewTenant() (string, *auth.Claims) {
+	tenant := uuid.NewString()
+	return tenant, &auth.Claims{TenantID: tenant, KeyID: uuid.NewString(), KeyPrefix: "lgr_abcdefgh", Label: "test key", Scopes: []string{"admin"}, Surface: "api"}
+}
+
+// Count runs a count query as the owner, across tenants.
+func (e *Env) Count(t testing.TB, sql string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := e.Owner.QueryRow(context.Background(), sql, args...).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // Store is the ledger's store on pool, logging quietly.
