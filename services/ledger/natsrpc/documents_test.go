@@ -2,8 +2,6 @@ package natsrpc_test
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -22,8 +20,7 @@ func TestDocumentRoutes(t *testing.T) {
 	h := newDRHarness(t)
 	var doc drDocumentBody
 	h.ok(t, ledgerv1.SubjectDocumentsUpload, drUpload(t, ledgertest.File("Rechnung 7.pdf", "application/pdf", drPDF)), 201, &doc)
-	sum := sha256.Sum256(drPDF)
-	want := drDocumentBody{ID: doc.ID, MimeType: "application/pdf", OriginalName: "Rechnung 7.pdf", SizeBytes: int64(len(drPDF)), SHA256: hex.EncodeToString(sum[:])}
+	want := drDocumentBody{ID: doc.ID, MimeType: "application/pdf", OriginalName: "Rechnung 7.pdf", SizeBytes: int64(len(drPDF)), SHA256: ledgertest.SHA(drPDF)}
 	if diff := cmp.Diff(want, doc); diff != "" || !ledger.ValidID(doc.ID) {
 		t.Fatalf("upload (-want +got):\n%s", diff)
 	}

@@ -3,8 +3,6 @@ package postgres_test
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"sync"
 	"testing"
 
@@ -76,8 +74,7 @@ func (s *drStore) exec(ctx context.Context, role, tenant, q string) error {
 }
 
 func drNewDoc(content []byte, name, mime string) ledger.Document {
-	sum := sha256.Sum256(content)
-	return ledger.Document{ID: uuid.NewString(), MimeType: mime, OriginalName: name, SizeBytes: int64(len(content)), SHA256: hex.EncodeToString(sum[:])}
+	return ledger.Document{ID: uuid.NewString(), MimeType: mime, OriginalName: name, SizeBytes: int64(len(content)), SHA256: ledgertest.SHA(content)}
 }
 
 func TestPutDocument(t *testing.T) {
