@@ -26,29 +26,6 @@ var chartConstraints = map[string]*errs.Error{
 	"tax_codes_tenant_id_self_assess_account_fkey": errs.E(errs.AccountNotFound, "self_assess_account does not exist in the chart of accounts"),
 }
 
-// sqlWhere collects the conditions of a query; each ? of a condition becomes
-// the next positional parameter.
-type sqlWhere struct {
-	conds []string
-	args  []any
-}
-
-func (w *sqlWhere) add(cond string, vals ...any) {
-	for _, v := range vals {
-		w.args = append(w.args, v)
-		cond = strings.Replace(cond, "?", fmt.Sprintf("$%d", len(w.args)), 1)
-	}
-	w.conds = append(w.conds, cond)
-}
-
-func (w *sqlWhere) String() string { return strings.Join(w.conds, " AND ") }
-
-// next is the placeholder of the next parameter, appending v.
-func (w *sqlWhere) next(v any) string {
-	w.args = append(w.args, v)
-	return fmt.Sprintf("$%d", len(w.args))
-}
-
 // ListAccounts returns a page of the chart and the number of matches.
 func (s *Store) ListAccounts(ctx context.Context, tenant string, f ledger.AccountFilter) ([]ledger.Account, int, error) {
 	w := &sqlWhere{}
