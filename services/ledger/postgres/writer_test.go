@@ -87,6 +87,44 @@ func TestTaxSplit(t *testing.T) {
 	}
 }
 
+// TestJournalFilters: each filter of the journal list narrows it, the
+// account and search filters on either side of a line.
+func TestJournalFilters(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	e.book(t, ledger.Booking{BookingDate: "2025-02-01", Description: "Miete Februar", Lines: []ledger.Line{ledgertest.Line("6310", "1800", "1500", "")}})
+	e.book(t, ledger.Booking{BookingDate: "2025-02-10", Description: "Büro 100%", Lines: []ledger.Line{ledgertest.Line("6815", "3300", "20", "")}})
+	day := func(s string) *time.Time { d, _ := time.Parse(time.DateOnly, s); return &d }
+	for _, tc := range []struct {
+		name string
+		f    ledger.JournalFilter
+		want []string // descriptions in journal order
+	}{
+		{"all", ledger.JournalFilter{}, []string{"Miete Februar", "Büro 100%"}},
+		{"debit account", ledger.JournalFilter{Account: "6310"}, []string{"Miete Februar"}},
+		{"credit account", ledger.JournalFilter{Account: "3300"}, []string{"Büro 100%"}},
+		{"from", ledger.JournalFilter{From: day("2025-02-05")}, []string{"Büro 100%"}},
+		{"to", ledger.JournalFilter{To: day("2025-02-05")}, []string{"Miete Februar"}},
+		{"search text", ledger.JournalFilter{Search: "miete"}, []string{"Miete Februar"}},
+		{"search account", ledger.JournalFilter{Search: "3300"}, []string{"Büro 100%"}},
+		{"search percent literally", ledger.JournalFilter{Search: "100%"}, []string{"Büro 100%"}},
+		{"offset", ledger.JournalFilter{Offset: 1}, []string{"Büro 100%"}},
+		{"limit", ledger.JournalFilter{Limit: 1}, []string{"Miete Februar"}},
+	} {
+		if tc.f.Limit == 0 {
+			tc.f.Limit = 100
+		}
+		got, err := e.Svc.Journal(ctx, e.Tenant, tc.f)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if diff := cmp.Diff(tc.want, ledgertest.Strings(got, func(en ledger.JournalEntry) string { return en.Description })); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
+		}
+	}
+}
+
 // TestConcurrentPostingsGapless: 200 concurrent postings leave a gapless
 // number sequence and a verifying chain.
 func TestConcurrentPostingsGapless(t *testing.T) {
@@ -486,43 +524,5 @@ func TestPruneIdempotencyKeys(t *testing.T) {
 	n, err := idem.PG{Pool: pool, Schema: "ledger"}.Prune(ctx, time.Now().Add(-30*24*time.Hour))
 	if err != nil || n != 1 {
 		t.Fatalf("pruned %d, %v; want 1", n, err)
-	}
-}
-
-// TestJournalFilters: each filter of the journal list narrows it, the
-// account and search filters on either side of a line.
-func TestJournalFilters(t *testing.T) {
-	t.Parallel()
-	e := newEnv(t)
-	ctx := context.Background()
-	e.book(t, ledger.Booking{BookingDate: "2025-02-01", Description: "Miete Februar", Lines: []ledger.Line{ledgertest.Line("6310", "1800", "1500", "")}})
-	e.book(t, ledger.Booking{BookingDate: "2025-02-10", Description: "Büro 100%", Lines: []ledger.Line{ledgertest.Line("6815", "3300", "20", "")}})
-	day := func(s string) *time.Time { d, _ := time.Parse(time.DateOnly, s); return &d }
-	for _, tc := range []struct {
-		name string
-		f    ledger.JournalFilter
-		want []string // descriptions in journal order
-	}{
-		{"all", ledger.JournalFilter{}, []string{"Miete Februar", "Büro 100%"}},
-		{"debit account", ledger.JournalFilter{Account: "6310"}, []string{"Miete Februar"}},
-		{"credit account", ledger.JournalFilter{Account: "3300"}, []string{"Büro 100%"}},
-		{"from", ledger.JournalFilter{From: day("2025-02-05")}, []string{"Büro 100%"}},
-		{"to", ledger.JournalFilter{To: day("2025-02-05")}, []string{"Miete Februar"}},
-		{"search text", ledger.JournalFilter{Search: "miete"}, []string{"Miete Februar"}},
-		{"search account", ledger.JournalFilter{Search: "3300"}, []string{"Büro 100%"}},
-		{"search percent literally", ledger.JournalFilter{Search: "100%"}, []string{"Büro 100%"}},
-		{"offset", ledger.JournalFilter{Offset: 1}, []string{"Büro 100%"}},
-		{"limit", ledger.JournalFilter{Limit: 1}, []string{"Miete Februar"}},
-	} {
-		if tc.f.Limit == 0 {
-			tc.f.Limit = 100
-		}
-		got, err := e.Svc.Journal(ctx, e.Tenant, tc.f)
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
-		if diff := cmp.Diff(tc.want, ledgertest.Strings(got, func(en ledger.JournalEntry) string { return en.Description })); diff != "" {
-			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
-		}
 	}
 }
