@@ -184,6 +184,17 @@ func checkText(details *[]errs.Detail, field, s string, max int, required bool) 
 	}
 }
 
+// checkFormat validates a required field that valid must accept; required
+// and invalid are the issues reported for a missing and a malformed value.
+func checkFormat(details *[]errs.Detail, field, s string, valid func(string) bool, required, invalid string) {
+	switch {
+	case s == "":
+		*details = append(*details, errs.Field(field, required))
+	case !valid(s):
+		*details = append(*details, errs.Field(field, invalid))
+	}
+}
+
 // normalizeAccount validates the body of POST /v1/accounts and returns the
 // account to insert.
 func normalizeAccount(in AccountInput) (Account, error) {
@@ -192,19 +203,10 @@ func normalizeAccount(in AccountInput) (Account, error) {
 		Category: strings.TrimSpace(in.Category), ReportGroup: strings.TrimSpace(in.ReportGroup), IsActive: true,
 	}
 	var details []errs.Detail
-	switch {
-	case a.Number == "":
-		details = append(details, errs.Field("number", "required"))
-	case !ValidAccountNumber(a.Number):
-		details = append(details, errs.Field("number", "must be 1 to 8 digits"))
-	}
+	checkFormat(&details, "number", a.Number, ValidAccountNumber, "required", "must be 1 to 8 digits")
 	checkText(&details, "name", a.Name, MaxAccountName, true)
-	switch {
-	case a.Type == "":
-		details = append(details, errs.Field("type", "required: asset, liability, equity, revenue or expense"))
-	case !ValidAccountType(a.Type):
-		details = append(details, errs.Field("type", "must be asset, liability, equity, revenue or expense"))
-	}
+	checkFormat(&details, "type", a.Type, ValidAccountType,
+		"required: asset, liability, equity, revenue or expense", "must be asset, liability, equity, revenue or expense")
 	checkText(&details, "category", a.Category, MaxAccountCategory, false)
 	checkText(&details, "report_group", a.ReportGroup, MaxAccountReportGrp, false)
 	if len(details) > 0 {
@@ -306,17 +308,7 @@ func (s *Service) SearchAccounts(ctx context.Context, tenant string, f AccountSe
 	if f.Limit, err = checkPage(f.Limit, DefaultSearchLimit, MaxSearchLimit, 0); err != nil {
 		return nil, err
 	}
-	if err := s.ensureTenant(ctx, tenant); err != nil {
-		return nil, err
-	}
-	hits, err := s.store.SearchAccounts(ctx, tenant, f)
-	if err != nil {
-		return nil, err
-	}
-	if hits == nil {
-		hits = []AccountHit{}
-	}
-	return hits, nil
+	return tenantList(ctx, s, tenant, func() ([]AccountHit, error) { return s.store.SearchAccounts(ctx, tenant, f) })
 }
 
 // AccountEntries lists the journal entries touching an account with its
@@ -370,17 +362,23 @@ func (s *Service) AccountEntries(ctx context.Context, tenant, number string, q E
 
 // TaxCodes lists the tenant's tax codes (GET /v1/tax-codes).
 func (s *Service) TaxCodes(ctx context.Context, tenant string, includeInactive bool) ([]TaxCode, error) {
+	return tenantList(ctx, s, tenant, func() ([]TaxCode, error) { return s.store.ListTaxCodes(ctx, tenant, includeInactive) })
+}
+
+// tenantList reads a list of tenant's after making sure the tenant has its
+// chart; the list is never nil, so it encodes as [].
+func tenantList[T any](ctx context.Context, s *Service, tenant string, read func() ([]T, error)) ([]T, error) {
 	if err := s.ensureTenant(ctx, tenant); err != nil {
 		return nil, err
 	}
-	codes, err := s.store.ListTaxCodes(ctx, tenant, includeInactive)
+	out, err := read()
 	if err != nil {
 		return nil, err
 	}
-	if codes == nil {
-		codes = []TaxCode{}
+	if out == nil {
+		out = []T{}
 	}
-	return codes, nil
+	return out, nil
 }
 
 // Optional is a field of a partial update: Set tells an absent field from
@@ -440,6 +438,15 @@ func ParseTaxCodePatch(body []byte) (TaxCodePatch, error) {
 		}
 		return s, ok
 	}
+	// nullable marks o as sent; null leaves its value nil, anything else
+	// is read with read.
+	nullable := func(o *Optional[*string], field string, v json.RawMessage, read func(string, json.RawMessage) (string, bool)) (string, bool) {
+		o.Set = true
+		if isNull(v) {
+			return "", false
+		}
+		return read(field, v)
+	}
 	keys := make([]string, 0, len(raw))
 	for k := range raw {
 		keys = append(keys, k)
@@ -454,11 +461,7 @@ func ParseTaxCodePatch(body []byte) (TaxCodePatch, error) {
 				p.Label = Optional[string]{true, s}
 			}
 		case "description":
-			p.Description.Set = true
-			if isNull(v) {
-				break
-			}
-			if s, ok := str(k, v); ok {
+			if s, ok := nullable(&p.Description, k, v, str); ok {
 				checkText(&details, k, s, MaxTaxDescription, false)
 				if s != "" {
 					p.Description.Value = &s
@@ -480,11 +483,7 @@ func ParseTaxCodePatch(body []byte) (TaxCodePatch, error) {
 				p.VATAccount = Optional[string]{true, s}
 			}
 		case "self_assess_account":
-			p.SelfAssessAccount.Set = true
-			if isNull(v) {
-				break
-			}
-			if s, ok := account(k, v); ok {
+			if s, ok := nullable(&p.SelfAssessAccount, k, v, account); ok {
 				p.SelfAssessAccount.Value = &s
 			}
 		case "is_active":

@@ -4,21 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
 
-	"github.com/ledgerplatform/ledger/contracts/money"
 	"github.com/ledgerplatform/ledger/pkg/auth"
-	"github.com/ledgerplatform/ledger/pkg/db"
 	"github.com/ledgerplatform/ledger/pkg/errs"
-	"github.com/ledgerplatform/ledger/pkg/testkit"
 	"github.com/ledgerplatform/ledger/services/ledger"
-	"github.com/ledgerplatform/ledger/services/ledger/postgres"
+	"github.com/ledgerplatform/ledger/services/ledger/internal/ledgertest"
 	"github.com/ledgerplatform/ledger/services/ledger/skr04"
 )
 
@@ -31,13 +26,8 @@ type chartEnv struct {
 
 func newChartEnv(t *testing.T) *chartEnv {
 	t.Helper()
-	ctx := context.Background()
-	pool, err := db.Open(ctx, testkit.Postgres(t, postgres.Migrations), "ledger_svc", 4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	store := postgres.New(pool, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	pool, _ := ledgertest.DB(t, 4)
+	store := ledgertest.Store(pool)
 	svc := ledger.New(store, func() ([]ledger.Account, []ledger.TaxCode) { return skr04.Accounts(), skr04.TaxCodes() })
 	return &chartEnv{svc: svc, claims: chartClaims()}
 }
@@ -56,18 +46,6 @@ func (e *chartEnv) book(t *testing.T, date, desc string, lines ...ledger.Line) {
 	if _, _, err := e.svc.Book(context.Background(), e.req("", nil), ledger.Booking{BookingDate: date, Description: desc, Lines: lines}, "", ""); err != nil {
 		t.Fatalf("book %s: %v", desc, err)
 	}
-}
-
-func chartLine(debit, credit, amount, tax string) ledger.Line {
-	return ledger.Line{AccountDebit: debit, AccountCredit: credit, Amount: money.MustParse(amount), TaxCode: tax}
-}
-
-// chartErrCode is the machine code of err, "" for nil.
-func chartErrCode(err error) string {
-	if err == nil {
-		return ""
-	}
-	return errs.CodeOf(err)
 }
 
 // chartErrFields lists the fields named by the details of err.
@@ -113,7 +91,7 @@ func TestCreateAccount(t *testing.T) {
 	}
 	for _, tc := range tests {
 		a, replay, err := e.svc.CreateAccount(ctx, e.req("", tc.in), tc.in)
-		if got := chartErrCode(err); got != tc.code {
+		if got := ledgertest.Code(err); got != tc.code {
 			t.Errorf("%s: code %q, want %q (%v)", tc.name, got, tc.code, err)
 			continue
 		}
@@ -140,7 +118,7 @@ func TestCreateAccount(t *testing.T) {
 	}
 	// Duplicate of a created account.
 	_, _, err = e.svc.CreateAccount(ctx, e.req("", nil), ledger.AccountInput{Number: "6816", Name: "again", Type: "expense"})
-	if chartErrCode(err) != errs.AccountExists || errs.Status(chartErrCode(err)) != 409 {
+	if ledgertest.Code(err) != errs.AccountExists || errs.Status(ledgertest.Code(err)) != 409 {
 		t.Fatalf("duplicate: %v, want 409 ACCOUNT_EXISTS", err)
 	}
 }
@@ -151,15 +129,15 @@ func TestCreatedAccountIsBookable(t *testing.T) {
 	t.Parallel()
 	e := newChartEnv(t)
 	ctx := context.Background()
-	e.book(t, "2024-05-02", "warm the chart cache", chartLine("6815", "1800", "10.00", ""))
-	_, _, err := e.svc.Book(ctx, e.req("", nil), ledger.Booking{BookingDate: "2024-05-03", Description: "Abo", Lines: []ledger.Line{chartLine("6816", "1800", "5.00", "")}}, "", "")
-	if chartErrCode(err) != errs.InvalidInput {
+	e.book(t, "2024-05-02", "warm the chart cache", ledgertest.Line("6815", "1800", "10.00", ""))
+	_, _, err := e.svc.Book(ctx, e.req("", nil), ledger.Booking{BookingDate: "2024-05-03", Description: "Abo", Lines: []ledger.Line{ledgertest.Line("6816", "1800", "5.00", "")}}, "", "")
+	if ledgertest.Code(err) != errs.InvalidInput {
 		t.Fatalf("booking on a missing account: %v", err)
 	}
 	if _, _, err := e.svc.CreateAccount(ctx, e.req("", nil), ledger.AccountInput{Number: "6816", Name: "Software-Abos", Type: "expense"}); err != nil {
 		t.Fatal(err)
 	}
-	e.book(t, "2024-05-03", "Abo", chartLine("6816", "1800", "5.00", "VSt19"))
+	e.book(t, "2024-05-03", "Abo", ledgertest.Line("6816", "1800", "5.00", "VSt19"))
 }
 
 func TestCreateAccountIdempotent(t *testing.T) {
@@ -183,23 +161,19 @@ func TestCreateAccountIdempotent(t *testing.T) {
 		t.Fatalf("replayed %+v, want %+v", again, first)
 	}
 	other := ledger.AccountInput{Number: "6817", Name: "Other", Type: "expense"}
-	if _, _, err := e.svc.CreateAccount(ctx, e.req("k1", other), other); chartErrCode(err) != errs.IdempotencyKeyReused {
+	if _, _, err := e.svc.CreateAccount(ctx, e.req("k1", other), other); ledgertest.Code(err) != errs.IdempotencyKeyReused {
 		t.Fatalf("same key, other body: %v, want IDEMPOTENCY_KEY_REUSED", err)
 	}
 	// The same key from another API key is another request.
 	e2 := *e
 	e2.claims = &auth.Claims{TenantID: e.claims.TenantID, KeyID: uuid.NewString(), Scopes: []string{"admin"}}
-	if _, _, err := e2.svc.CreateAccount(ctx, e2.req("k1", in), in); chartErrCode(err) != errs.AccountExists {
+	if _, _, err := e2.svc.CreateAccount(ctx, e2.req("k1", in), in); ledgertest.Code(err) != errs.AccountExists {
 		t.Fatalf("other key holder: %v, want ACCOUNT_EXISTS", err)
 	}
 }
 
 func chartNumbers(accounts []ledger.Account) []string {
-	out := []string{}
-	for _, a := range accounts {
-		out = append(out, a.Number)
-	}
-	return out
+	return ledgertest.Strings(accounts, func(a ledger.Account) string { return a.Number })
 }
 
 func TestListAccounts(t *testing.T) {
@@ -234,7 +208,7 @@ func TestListAccounts(t *testing.T) {
 	}
 	for _, tc := range tests {
 		page, err := e.svc.Accounts(ctx, tenant, tc.f)
-		if got := chartErrCode(err); got != tc.code {
+		if got := ledgertest.Code(err); got != tc.code {
 			t.Errorf("%s: code %q, want %q (%v)", tc.name, got, tc.code, err)
 			continue
 		}
@@ -308,7 +282,7 @@ func TestSearchAccounts(t *testing.T) {
 	}
 	for _, tc := range tests {
 		hits, err := e.svc.SearchAccounts(ctx, e.claims.TenantID, tc.f)
-		if got := chartErrCode(err); got != tc.code {
+		if got := ledgertest.Code(err); got != tc.code {
 			t.Errorf("%s: code %q, want %q (%v)", tc.name, got, tc.code, err)
 			continue
 		}
@@ -334,10 +308,10 @@ func TestAccountEntries(t *testing.T) {
 	e := newChartEnv(t)
 	ctx := context.Background()
 	tenant := e.claims.TenantID
-	e.book(t, "2024-01-10", "Kunde zahlt", chartLine("1800", "1200", "119.00", ""))
-	e.book(t, "2024-02-05", "Bankgebühr", chartLine("6855", "1800", "10.00", ""))
-	e.book(t, "2024-03-01", "Barverkauf", chartLine("1800", "4400", "119.00", "USt19"))
-	e.book(t, "2024-03-02", "Fremd", chartLine("6815", "1600", "20.00", ""))
+	e.book(t, "2024-01-10", "Kunde zahlt", ledgertest.Line("1800", "1200", "119.00", ""))
+	e.book(t, "2024-02-05", "Bankgebühr", ledgertest.Line("6855", "1800", "10.00", ""))
+	e.book(t, "2024-03-01", "Barverkauf", ledgertest.Line("1800", "4400", "119.00", "USt19"))
+	e.book(t, "2024-03-02", "Fremd", ledgertest.Line("6815", "1600", "20.00", ""))
 
 	type result struct {
 		Entries              []chartEntryView
@@ -390,7 +364,7 @@ func TestAccountEntries(t *testing.T) {
 	}
 	for _, tc := range tests {
 		res, err := e.svc.AccountEntries(ctx, tenant, tc.number, tc.q)
-		if got := chartErrCode(err); got != tc.code {
+		if got := ledgertest.Code(err); got != tc.code {
 			t.Errorf("%s: code %q, want %q (%v)", tc.name, got, tc.code, err)
 			continue
 		}
@@ -421,11 +395,7 @@ func TestAccountEntries(t *testing.T) {
 }
 
 func chartTaxCodeNames(codes []ledger.TaxCode) []string {
-	out := []string{}
-	for _, c := range codes {
-		out = append(out, c.Code)
-	}
-	return out
+	return ledgertest.Strings(codes, func(c ledger.TaxCode) string { return c.Code })
 }
 
 func TestTaxCodesAndUpdate(t *testing.T) {
@@ -476,7 +446,7 @@ func TestTaxCodesAndUpdate(t *testing.T) {
 		if err == nil {
 			got, _, err = e.svc.UpdateTaxCode(ctx, e.req("", nil), tc.code, p)
 		}
-		if c := chartErrCode(err); c != tc.errCode {
+		if c := ledgertest.Code(err); c != tc.errCode {
 			t.Errorf("%s: code %q, want %q (%v)", tc.name, c, tc.errCode, err)
 			continue
 		}
@@ -524,11 +494,11 @@ func TestTaxCodesAndUpdate(t *testing.T) {
 	}
 	// Postings see the change at once: VSt7 is inactive, USt7 books 5.5 % on 3800.
 	_, _, err = e.svc.Book(ctx, e.req("", nil), ledger.Booking{BookingDate: "2024-06-01", Description: "Buch",
-		Lines: []ledger.Line{chartLine("6820", "1800", "10.70", "VSt7")}}, "", "")
-	if chartErrCode(err) != errs.InvalidInput || !strings.Contains(fmt.Sprint(errs.As(err).Details), "inactive") {
+		Lines: []ledger.Line{ledgertest.Line("6820", "1800", "10.70", "VSt7")}}, "", "")
+	if ledgertest.Code(err) != errs.InvalidInput || !strings.Contains(fmt.Sprint(errs.As(err).Details), "inactive") {
 		t.Fatalf("inactive code: %v", err)
 	}
-	e.book(t, "2024-06-01", "Verkauf ermäßigt", chartLine("1800", "4300", "105.50", "USt7"))
+	e.book(t, "2024-06-01", "Verkauf ermäßigt", ledgertest.Line("1800", "4300", "105.50", "USt7"))
 	res, err := e.svc.AccountEntries(ctx, tenant, "3800", ledger.EntriesQuery{})
 	if err != nil || res.CreditTotal.StringFixed(2) != "5.50" {
 		t.Fatalf("tax on 3800: %+v, %v", res, err)
@@ -559,7 +529,7 @@ func TestUpdateTaxCodeIdempotent(t *testing.T) {
 		t.Fatalf("replayed %+v (%v), want %+v", again, err, first)
 	}
 	// The same key on another code is another request.
-	if _, _, err := e.svc.UpdateTaxCode(ctx, r, "AUS0", p); chartErrCode(err) != errs.IdempotencyKeyReused {
+	if _, _, err := e.svc.UpdateTaxCode(ctx, r, "AUS0", p); ledgertest.Code(err) != errs.IdempotencyKeyReused {
 		t.Fatalf("same key, other code: %v", err)
 	}
 }
@@ -634,7 +604,7 @@ func TestParseTaxCodePatch(t *testing.T) {
 	for _, tc := range tests {
 		p, err := ledger.ParseTaxCodePatch([]byte(tc.body))
 		if tc.fields != nil {
-			if chartErrCode(err) != errs.InvalidInput {
+			if ledgertest.Code(err) != errs.InvalidInput {
 				t.Errorf("%s: %v, want INVALID_INPUT", tc.body, err)
 			} else if diff := cmp.Diff(tc.fields, chartErrFields(err)); diff != "" {
 				t.Errorf("%s: fields (-want +got):\n%s", tc.body, diff)
@@ -672,7 +642,7 @@ func TestApplyTaxCodePatch(t *testing.T) {
 		t.Fatalf("cur %+v, next %+v", rc, next)
 	}
 	if p, _ := ledger.ParseTaxCodePatch([]byte(`{"self_assess_account":"1407"}`)); true {
-		if _, err := p.Apply(rc); chartErrCode(err) != errs.InvalidInput {
+		if _, err := p.Apply(rc); ledgertest.Code(err) != errs.InvalidInput {
 			t.Fatalf("self-assess equal to vat account: %v", err)
 		}
 	}

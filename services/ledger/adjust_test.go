@@ -9,16 +9,17 @@ import (
 	"github.com/ledgerplatform/ledger/contracts/money"
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/services/ledger"
+	"github.com/ledgerplatform/ledger/services/ledger/internal/ledgertest"
 )
 
-// drChart is drSeed as an AdjustChart, without a database.
+// drChart is ledgertest.Seed as an AdjustChart, without a database.
 type drChart struct {
 	accounts map[string]ledger.Account
 	codes    []ledger.TaxCode
 }
 
 func newDRChart() drChart {
-	accounts, codes := drSeed()
+	accounts, codes := ledgertest.Seed()
 	c := drChart{accounts: map[string]ledger.Account{}}
 	for _, a := range accounts {
 		a.IsActive = true
@@ -49,7 +50,15 @@ func (c drChart) TaxCodes() []ledger.TaxCode { return c.codes }
 // drDraft is a purchase of office supplies: 119.00 gross with 19 % input tax.
 func drDraft() ledger.Suggestion {
 	return ledger.Suggestion{BookingDate: "2025-03-15", Description: "Büromaterial", Confidence: 0.8, Reasons: []string{"vendor match"},
-		Lines: []ledger.Line{drLine("6815", "1800", "119.00", "VSt19")}}
+		Lines: []ledger.Line{ledgertest.Line("6815", "1800", "119.00", "VSt19")}}
+}
+
+// drDraftOr is s, or drDraft for a suggestion without lines.
+func drDraftOr(s ledger.Suggestion) ledger.Suggestion {
+	if s.Lines == nil {
+		return drDraft()
+	}
+	return s
 }
 
 func drWith(f func(*ledger.Suggestion)) ledger.Suggestion {
@@ -63,8 +72,8 @@ var drAmounts = cmp.Comparer(func(a, b money.Amount) bool { return a.Equal(b.Dec
 
 func TestAdjust(t *testing.T) {
 	t.Parallel()
-	sale := ledger.Suggestion{BookingDate: "2025-03-15", Description: "Verkauf", Lines: []ledger.Line{drLine("1200", "4400", "100.00", "USt19")}}
-	twoLines := drWith(func(s *ledger.Suggestion) { s.Lines = append(s.Lines, drLine("6805", "1800", "10.00", "")) })
+	sale := ledger.Suggestion{BookingDate: "2025-03-15", Description: "Verkauf", Lines: []ledger.Line{ledgertest.Line("1200", "4400", "100.00", "USt19")}}
+	twoLines := drWith(func(s *ledger.Suggestion) { s.Lines = append(s.Lines, ledgertest.Line("6805", "1800", "10.00", "")) })
 	tests := []struct {
 		name        string
 		draft       ledger.Suggestion // drDraft when zero
@@ -78,10 +87,10 @@ func TestAdjust(t *testing.T) {
 			want: drWith(func(s *ledger.Suggestion) { s.Lines[0].AccountDebit = "6805" }), applied: []string{"account 6815 replaced by 6805 on 1 line"}},
 		{name: "account credit side, verb, trailing dot", instruction: "use account 3300 instead of account 1800.",
 			want: drWith(func(s *ledger.Suggestion) { s.Lines[0].AccountCredit = "3300" }), applied: []string{"account 1800 replaced by 3300 on 1 line"}},
-		{name: "account both lines", draft: drWith(func(s *ledger.Suggestion) { s.Lines = append(s.Lines, drLine("6805", "1800", "5", "")) }), instruction: "Konto 1200 statt 1800",
+		{name: "account both lines", draft: drWith(func(s *ledger.Suggestion) { s.Lines = append(s.Lines, ledgertest.Line("6805", "1800", "5", "")) }), instruction: "Konto 1200 statt 1800",
 			want: drWith(func(s *ledger.Suggestion) {
 				s.Lines[0].AccountCredit = "1200"
-				s.Lines = append(s.Lines, drLine("6805", "1200", "5", ""))
+				s.Lines = append(s.Lines, ledgertest.Line("6805", "1200", "5", ""))
 			}), applied: []string{"account 1800 replaced by 1200 on 2 lines"}},
 		{name: "replace de", instruction: "Konto 6815 durch 6805 ersetzen",
 			want: drWith(func(s *ledger.Suggestion) { s.Lines[0].AccountDebit = "6805" }), applied: []string{"account 6815 replaced by 6805 on 1 line"}},
@@ -92,7 +101,7 @@ func TestAdjust(t *testing.T) {
 		{name: "rate en", instruction: "7% instead of 19%",
 			want: drWith(func(s *ledger.Suggestion) { s.Lines[0].TaxCode = "VSt7" }), applied: []string{"tax 19 % replaced by 7 %: VSt19 → VSt7"}},
 		{name: "rate with word", instruction: "USt 7% statt 19%", draft: sale,
-			want:    ledger.Suggestion{BookingDate: "2025-03-15", Description: "Verkauf", Lines: []ledger.Line{drLine("1200", "4400", "100.00", "USt7")}},
+			want:    ledger.Suggestion{BookingDate: "2025-03-15", Description: "Verkauf", Lines: []ledger.Line{ledgertest.Line("1200", "4400", "100.00", "USt7")}},
 			applied: []string{"tax 19 % replaced by 7 %: USt19 → USt7"}},
 		{name: "rate back", draft: drWith(func(s *ledger.Suggestion) { s.Lines[0].TaxCode = "VSt7" }), instruction: "19 % statt 7 %",
 			want: drDraft(), applied: []string{"tax 7 % replaced by 19 %: VSt7 → VSt19"}},
@@ -118,20 +127,20 @@ func TestAdjust(t *testing.T) {
 			want: drWith(func(s *ledger.Suggestion) { s.Description = "Office supplies" }), applied: []string{`description set to "Office supplies"`}},
 		{name: "split de", instruction: "aufteilen 60/40 auf 6805 und 6815",
 			want: drWith(func(s *ledger.Suggestion) {
-				s.Lines = []ledger.Line{drLine("6805", "1800", "71.40", "VSt19"), drLine("6815", "1800", "47.60", "VSt19")}
+				s.Lines = []ledger.Line{ledgertest.Line("6805", "1800", "71.40", "VSt19"), ledgertest.Line("6815", "1800", "47.60", "VSt19")}
 			}), applied: []string{"amount 119.00 split 60/40: 71.40 on 6805, 47.60 on 6815"}},
 		{name: "split en, remainder to last", draft: drWith(func(s *ledger.Suggestion) { s.Lines[0].Amount = money.MustParse("100.00") }),
 			instruction: "split 33.33/33.33/33.34 between 6805, 6815 and 3300",
 			want: drWith(func(s *ledger.Suggestion) {
-				s.Lines = []ledger.Line{drLine("6805", "1800", "33.33", "VSt19"), drLine("6815", "1800", "33.33", "VSt19"), drLine("3300", "1800", "33.34", "VSt19")}
+				s.Lines = []ledger.Line{ledgertest.Line("6805", "1800", "33.33", "VSt19"), ledgertest.Line("6815", "1800", "33.33", "VSt19"), ledgertest.Line("3300", "1800", "33.34", "VSt19")}
 			}), applied: []string{"amount 100.00 split 33.33/33.33/33.34: 33.33 on 6805, 33.33 on 6815, 33.34 on 3300"}},
 		{name: "split rounding exact to cents", draft: drWith(func(s *ledger.Suggestion) { s.Lines[0].Amount = money.MustParse("0.05") }),
 			instruction: "split 50/50 between 6805 and 6815",
 			want: drWith(func(s *ledger.Suggestion) {
-				s.Lines = []ledger.Line{drLine("6805", "1800", "0.03", "VSt19"), drLine("6815", "1800", "0.02", "VSt19")}
+				s.Lines = []ledger.Line{ledgertest.Line("6805", "1800", "0.03", "VSt19"), ledgertest.Line("6815", "1800", "0.02", "VSt19")}
 			}), applied: []string{"amount 0.05 split 50/50: 0.03 on 6805, 0.02 on 6815"}},
 		{name: "split sale replaces the revenue side", draft: sale, instruction: "aufteilen 50%/50% auf 4400 und 6805",
-			want:    ledger.Suggestion{BookingDate: "2025-03-15", Description: "Verkauf", Lines: []ledger.Line{drLine("1200", "4400", "50.00", "USt19"), drLine("1200", "6805", "50.00", "USt19")}},
+			want:    ledger.Suggestion{BookingDate: "2025-03-15", Description: "Verkauf", Lines: []ledger.Line{ledgertest.Line("1200", "4400", "50.00", "USt19"), ledgertest.Line("1200", "6805", "50.00", "USt19")}},
 			applied: []string{"amount 100.00 split 50%/50%: 50.00 on 4400, 50.00 on 6805"}},
 		{name: "several with und", instruction: "Konto 6805 statt 6815 und Datum 2025-03-31 und Text Telefon März",
 			want: drWith(func(s *ledger.Suggestion) {
@@ -147,22 +156,19 @@ func TestAdjust(t *testing.T) {
 			}), applied: []string{"tax 19 % replaced by 7 %: VSt19 → VSt7", "amount set to 107.00", "booking date set to 2025-04-01"}},
 		{name: "split then account, comma separated", instruction: "aufteilen 60/40 auf 6805 und 6815, Konto 3300 statt 1800",
 			want: drWith(func(s *ledger.Suggestion) {
-				s.Lines = []ledger.Line{drLine("6805", "3300", "71.40", "VSt19"), drLine("6815", "3300", "47.60", "VSt19")}
+				s.Lines = []ledger.Line{ledgertest.Line("6805", "3300", "71.40", "VSt19"), ledgertest.Line("6815", "3300", "47.60", "VSt19")}
 			}), applied: []string{"amount 119.00 split 60/40: 71.40 on 6805, 47.60 on 6815", "account 1800 replaced by 3300 on 2 lines"}},
 		{name: "two lines rate switch", draft: twoLines, instruction: "7 % statt 19 %",
 			want: drWith(func(s *ledger.Suggestion) {
 				s.Lines[0].TaxCode = "VSt7"
-				s.Lines = append(s.Lines, drLine("6805", "1800", "10.00", ""))
+				s.Lines = append(s.Lines, ledgertest.Line("6805", "1800", "10.00", ""))
 			}), applied: []string{"tax 19 % replaced by 7 %: VSt19 → VSt7"}},
 	}
 	chart := newDRChart()
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			draft := tc.draft
-			if draft.Lines == nil {
-				draft = drDraft()
-			}
+			draft := drDraftOr(tc.draft)
 			before := draft
 			before.Lines = append([]ledger.Line(nil), draft.Lines...)
 			got, applied, err := ledger.Adjust(draft, tc.instruction, chart)
@@ -186,7 +192,7 @@ func TestAdjust(t *testing.T) {
 // apply, is refused with INVALID_INPUT and a message naming the problem.
 func TestAdjustRefused(t *testing.T) {
 	t.Parallel()
-	twoLines := drWith(func(s *ledger.Suggestion) { s.Lines = append(s.Lines, drLine("6805", "1800", "10.00", "")) })
+	twoLines := drWith(func(s *ledger.Suggestion) { s.Lines = append(s.Lines, ledgertest.Line("6805", "1800", "10.00", "")) })
 	fx := drWith(func(s *ledger.Suggestion) {
 		a := money.MustParse("120")
 		s.Lines[0].FXCurrency, s.Lines[0].FXAmount = "USD", &a
@@ -229,10 +235,7 @@ func TestAdjustRefused(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			draft := tc.draft
-			if draft.Lines == nil {
-				draft = drDraft()
-			}
+			draft := drDraftOr(tc.draft)
 			got, applied, err := ledger.Adjust(draft, tc.instruction, chart)
 			if !errs.Is(err, errs.InvalidInput) || !strings.Contains(errs.As(err).Message+" "+drDetailText(err), tc.msg) {
 				t.Fatalf("Adjust(%q) = %+v %v, %v; want INVALID_INPUT containing %q", tc.instruction, got, applied, err, tc.msg)

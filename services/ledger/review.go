@@ -356,6 +356,23 @@ func (s *Service) ReviewItem(ctx context.Context, tenant, id string) (*ReviewIte
 	return it, nil
 }
 
+// pendingItem reads an item whose draft may change: pending, and not being
+// posted.
+func (s *Service) pendingItem(ctx context.Context, tenant, id string) (*ReviewItem, error) {
+	it, err := s.reviewItem(ctx, tenant, id)
+	if err != nil {
+		return nil, err
+	}
+	if !it.editable() {
+		return nil, notPending(it)
+	}
+	return it, nil
+}
+
+// editable tells whether the item's draft may change: it is pending and no
+// request is posting it.
+func (it *ReviewItem) editable() bool { return it.Status == ReviewPending && it.Posting == "" }
+
 func notPending(it *ReviewItem) error {
 	if it.Status == ReviewPending {
 		return errs.E(errs.ReviewItemNotPending, "review item %s is being posted by another request", it.ID)
@@ -366,7 +383,7 @@ func notPending(it *ReviewItem) error {
 // updateDraft stores a new draft for a pending item, refusing if the item
 // changed since it was read.
 func (s *Service) updateDraft(ctx context.Context, r Request, it *ReviewItem, sug Suggestion, c ReviewChange) (*ReviewItem, error) {
-	if it.Status != ReviewPending || it.Posting != "" {
+	if !it.editable() {
 		return nil, notPending(it)
 	}
 	got, err := s.store.UpdateReviewDraft(ctx, r.Claims.TenantID, it.ID, it.Version, sug, c)
@@ -377,7 +394,7 @@ func (s *Service) updateDraft(ctx context.Context, r Request, it *ReviewItem, su
 	if err != nil {
 		return nil, err
 	}
-	if now.Status != ReviewPending || now.Posting != "" {
+	if !now.editable() {
 		return nil, notPending(now)
 	}
 	return nil, errs.E(errs.Conflict, "review item %s was changed by another request; reload it and try again", it.ID)
@@ -393,12 +410,9 @@ type AdjustResult struct {
 // draft and saves the result.
 func (s *Service) AdjustReview(ctx context.Context, r Request, id, instruction string) (AdjustResult, error) {
 	tenant := r.Claims.TenantID
-	it, err := s.reviewItem(ctx, tenant, id)
+	it, err := s.pendingItem(ctx, tenant, id)
 	if err != nil {
 		return AdjustResult{}, err
-	}
-	if it.Status != ReviewPending || it.Posting != "" {
-		return AdjustResult{}, notPending(it)
 	}
 	chart, err := s.chart(ctx, tenant)
 	if err != nil {
@@ -420,12 +434,9 @@ func (s *Service) AdjustReview(ctx context.Context, r Request, id, instruction s
 // strictly as a booking, and returns it normalised.
 func (s *Service) UpdateReviewDraft(ctx context.Context, r Request, id string, sug Suggestion) (Suggestion, error) {
 	tenant := r.Claims.TenantID
-	it, err := s.reviewItem(ctx, tenant, id)
+	it, err := s.pendingItem(ctx, tenant, id)
 	if err != nil {
 		return Suggestion{}, err
-	}
-	if it.Status != ReviewPending || it.Posting != "" {
-		return Suggestion{}, notPending(it)
 	}
 	sug = sug.normalize()
 	if err := sug.checkShape("lou_suggestion"); err != nil {

@@ -13,10 +13,11 @@ import (
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/services/ledger"
+	"github.com/ledgerplatform/ledger/services/ledger/internal/ledgertest"
 )
 
 func (e *drEnv) reviewReq(key string) ledger.Request {
-	return ledger.Request{Claims: e.claims, IdempotencyKey: key, Channel: "review_queue"}
+	return ledger.Request{Claims: e.Claims, IdempotencyKey: key, Channel: "review_queue"}
 }
 
 // newItem queues drDraft (or sug) for the env's tenant.
@@ -27,7 +28,7 @@ func (e *drEnv) newItem(t *testing.T, sug *ledger.Suggestion) ledger.ReviewItem 
 		s = *sug
 	}
 	raw, _ := json.Marshal(s)
-	it, created, err := e.svc.CreateReviewItem(context.Background(), ledgerv1.ReviewItemInput{TenantID: e.tenant, SourceType: "manual", Suggestion: raw})
+	it, created, err := e.Svc.CreateReviewItem(context.Background(), ledgerv1.ReviewItemInput{TenantID: e.Tenant, SourceType: "manual", Suggestion: raw})
 	if err != nil || !created {
 		t.Fatalf("CreateReviewItem: %v created %v", err, created)
 	}
@@ -36,7 +37,7 @@ func (e *drEnv) newItem(t *testing.T, sug *ledger.Suggestion) ledger.ReviewItem 
 
 func (e *drEnv) item(t *testing.T, id string) *ledger.ReviewItem {
 	t.Helper()
-	it, err := e.svc.ReviewItem(context.Background(), e.tenant, id)
+	it, err := e.Svc.ReviewItem(context.Background(), e.Tenant, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,19 +53,19 @@ func TestReviewCreate(t *testing.T) {
 	t.Parallel()
 	e := newDREnv(t)
 	ctx := context.Background()
-	ct, body := drForm(t, drFile("beleg.pdf", "", drPDF))
-	doc, _, err := e.svc.UploadDocument(ctx, e.req(""), ct, body)
+	ct, body := ledgertest.Form(t, ledgertest.File("beleg.pdf", "", drPDF))
+	doc, _, err := e.Svc.UploadDocument(ctx, e.req(""), ct, body)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sug := `{"booking_date":" 2025-03-15 ","description":" Büromaterial ","lines":[{"account_debit":"6815","account_credit":"1800","amount":"119.0","tax_code":"VSt19"}],"confidence":0.92,"reasons":["vendor", " "]}`
-	in := ledgerv1.ReviewItemInput{TenantID: e.tenant, SourceType: "document", SourceID: "inbox-1", DocumentID: doc.ID, Suggestion: json.RawMessage(sug), CreatedBy: "service:payables"}
-	it, created, err := e.svc.CreateReviewItem(ctx, in)
+	in := ledgerv1.ReviewItemInput{TenantID: e.Tenant, SourceType: "document", SourceID: "inbox-1", DocumentID: doc.ID, Suggestion: json.RawMessage(sug), CreatedBy: "service:payables"}
+	it, created, err := e.Svc.CreateReviewItem(ctx, in)
 	if err != nil || !created {
 		t.Fatalf("create: %v %v", created, err)
 	}
 	want := ledger.Suggestion{BookingDate: "2025-03-15", Description: "Büromaterial", Confidence: 0.92, Reasons: []string{"vendor"},
-		Lines: []ledger.Line{drLine("6815", "1800", "119.00", "VSt19")}}
+		Lines: []ledger.Line{ledgertest.Line("6815", "1800", "119.00", "VSt19")}}
 	got := e.item(t, it.ID)
 	if diff := cmp.Diff(want, got.LouSuggestion, drAmounts); diff != "" {
 		t.Fatalf("normalised suggestion (-want +got):\n%s", diff)
@@ -78,14 +79,14 @@ func TestReviewCreate(t *testing.T) {
 	}
 
 	// Retries answer with the same item: by source, and by a given id.
-	again, created, err := e.svc.CreateReviewItem(ctx, in)
+	again, created, err := e.Svc.CreateReviewItem(ctx, in)
 	if err != nil || created || again.ID != it.ID {
 		t.Fatalf("retry by source: %s %v %v, want %s", again.ID, created, err, it.ID)
 	}
 	id := uuid.NewString()
-	in2 := ledgerv1.ReviewItemInput{TenantID: e.tenant, ID: id, SourceType: "manual", Suggestion: json.RawMessage(`{}`)}
+	in2 := ledgerv1.ReviewItemInput{TenantID: e.Tenant, ID: id, SourceType: "manual", Suggestion: json.RawMessage(`{}`)}
 	for i, wantCreated := range []bool{true, false} {
-		got, created, err := e.svc.CreateReviewItem(ctx, in2)
+		got, created, err := e.Svc.CreateReviewItem(ctx, in2)
 		if err != nil || created != wantCreated || got.ID != id {
 			t.Fatalf("create by id #%d: %s %v %v", i, got.ID, created, err)
 		}
@@ -101,23 +102,23 @@ func TestReviewCreate(t *testing.T) {
 		code string
 	}{
 		{"no tenant", ledgerv1.ReviewItemInput{SourceType: "manual", Suggestion: json.RawMessage(`{}`)}, errs.InvalidInput},
-		{"bad id", ledgerv1.ReviewItemInput{TenantID: e.tenant, ID: "x", SourceType: "manual", Suggestion: json.RawMessage(`{}`)}, errs.InvalidInput},
-		{"bad source type", ledgerv1.ReviewItemInput{TenantID: e.tenant, SourceType: "email", Suggestion: json.RawMessage(`{}`)}, errs.InvalidInput},
-		{"document source without document", ledgerv1.ReviewItemInput{TenantID: e.tenant, SourceType: "document", Suggestion: json.RawMessage(`{}`)}, errs.InvalidInput},
-		{"no suggestion", ledgerv1.ReviewItemInput{TenantID: e.tenant, SourceType: "manual"}, errs.InvalidInput},
-		{"unknown suggestion field", ledgerv1.ReviewItemInput{TenantID: e.tenant, SourceType: "manual", Suggestion: json.RawMessage(`{"konto":1}`)}, errs.InvalidInput},
-		{"confidence above 1", ledgerv1.ReviewItemInput{TenantID: e.tenant, SourceType: "manual", Suggestion: json.RawMessage(`{"confidence":1.5}`)}, errs.InvalidInput},
-		{"bad amount", ledgerv1.ReviewItemInput{TenantID: e.tenant, SourceType: "manual", Suggestion: json.RawMessage(`{"lines":[{"amount":"x"}]}`)}, errs.InvalidInput},
-		{"unknown document", ledgerv1.ReviewItemInput{TenantID: e.tenant, SourceType: "document", DocumentID: uuid.NewString(), Suggestion: json.RawMessage(`{}`)}, errs.NotFound},
+		{"bad id", ledgerv1.ReviewItemInput{TenantID: e.Tenant, ID: "x", SourceType: "manual", Suggestion: json.RawMessage(`{}`)}, errs.InvalidInput},
+		{"bad source type", ledgerv1.ReviewItemInput{TenantID: e.Tenant, SourceType: "email", Suggestion: json.RawMessage(`{}`)}, errs.InvalidInput},
+		{"document source without document", ledgerv1.ReviewItemInput{TenantID: e.Tenant, SourceType: "document", Suggestion: json.RawMessage(`{}`)}, errs.InvalidInput},
+		{"no suggestion", ledgerv1.ReviewItemInput{TenantID: e.Tenant, SourceType: "manual"}, errs.InvalidInput},
+		{"unknown suggestion field", ledgerv1.ReviewItemInput{TenantID: e.Tenant, SourceType: "manual", Suggestion: json.RawMessage(`{"konto":1}`)}, errs.InvalidInput},
+		{"confidence above 1", ledgerv1.ReviewItemInput{TenantID: e.Tenant, SourceType: "manual", Suggestion: json.RawMessage(`{"confidence":1.5}`)}, errs.InvalidInput},
+		{"bad amount", ledgerv1.ReviewItemInput{TenantID: e.Tenant, SourceType: "manual", Suggestion: json.RawMessage(`{"lines":[{"amount":"x"}]}`)}, errs.InvalidInput},
+		{"unknown document", ledgerv1.ReviewItemInput{TenantID: e.Tenant, SourceType: "document", DocumentID: uuid.NewString(), Suggestion: json.RawMessage(`{}`)}, errs.NotFound},
 	} {
-		if _, _, err := e.svc.CreateReviewItem(ctx, tc.in); !errs.Is(err, tc.code) {
+		if _, _, err := e.Svc.CreateReviewItem(ctx, tc.in); !errs.Is(err, tc.code) {
 			t.Errorf("%s: %v, want %s", tc.name, err, tc.code)
 		}
 	}
 	// Another tenant's document cannot be referenced.
-	other, _ := e.newTenant()
-	_, _, err = e.svc.CreateReviewItem(ctx, ledgerv1.ReviewItemInput{TenantID: other, SourceType: "document", DocumentID: doc.ID, Suggestion: json.RawMessage(`{}`)})
-	wantCodeDR(t, err, errs.NotFound)
+	other, _ := ledgertest.NewTenant()
+	_, _, err = e.Svc.CreateReviewItem(ctx, ledgerv1.ReviewItemInput{TenantID: other, SourceType: "document", DocumentID: doc.ID, Suggestion: json.RawMessage(`{}`)})
+	ledgertest.WantCode(t, err, errs.NotFound)
 }
 
 func TestReviewListCountNext(t *testing.T) {
@@ -130,15 +131,15 @@ func TestReviewListCountNext(t *testing.T) {
 		s.Description = "Beleg " + string(rune('A'+i))
 		ids = append(ids, e.newItem(t, &s).ID)
 	}
-	if _, err := e.svc.ConfirmReview(ctx, e.reviewReq(""), ids[1], false); err != nil {
+	if _, err := e.Svc.ConfirmReview(ctx, e.reviewReq(""), ids[1], false); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.svc.DeleteReview(ctx, e.reviewReq(""), ids[3]); err != nil {
+	if _, err := e.Svc.DeleteReview(ctx, e.reviewReq(""), ids[3]); err != nil {
 		t.Fatal(err)
 	}
 	list := func(status string, limit, offset int) []string {
 		t.Helper()
-		items, err := e.svc.ReviewItems(ctx, e.tenant, ledger.ReviewFilter{Status: status, Limit: limit, Offset: offset})
+		items, err := e.Svc.ReviewItems(ctx, e.Tenant, ledger.ReviewFilter{Status: status, Limit: limit, Offset: offset})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -164,43 +165,43 @@ func TestReviewListCountNext(t *testing.T) {
 		}
 	}
 	for status, want := range map[string]int{"pending": 3, "confirmed": 1, "overridden": 0, "all": 4} {
-		n, pending, err := e.svc.ReviewCount(ctx, e.tenant, status)
+		n, pending, err := e.Svc.ReviewCount(ctx, e.Tenant, status)
 		if err != nil || n != want || pending != 3 {
 			t.Errorf("count %s = %d, %d pending, %v; want %d, 3", status, n, pending, err, want)
 		}
 	}
-	_, err := e.svc.ReviewItems(ctx, e.tenant, ledger.ReviewFilter{Status: "open", Limit: 10})
-	wantCodeDR(t, err, errs.InvalidInput)
-	_, err = e.svc.ReviewItems(ctx, e.tenant, ledger.ReviewFilter{Status: "all", Limit: 201})
-	wantCodeDR(t, err, errs.InvalidInput)
-	_, _, err = e.svc.ReviewCount(ctx, e.tenant, "done")
-	wantCodeDR(t, err, errs.InvalidInput)
+	_, err := e.Svc.ReviewItems(ctx, e.Tenant, ledger.ReviewFilter{Status: "open", Limit: 10})
+	ledgertest.WantCode(t, err, errs.InvalidInput)
+	_, err = e.Svc.ReviewItems(ctx, e.Tenant, ledger.ReviewFilter{Status: "all", Limit: 201})
+	ledgertest.WantCode(t, err, errs.InvalidInput)
+	_, _, err = e.Svc.ReviewCount(ctx, e.Tenant, "done")
+	ledgertest.WantCode(t, err, errs.InvalidInput)
 
 	// next walks the pending items in creation order, past resolved and deleted ones.
 	for _, step := range []struct{ after, want string }{
 		{"", ids[0]}, {ids[0], ids[2]}, {ids[1], ids[2]}, {ids[2], ids[4]}, {ids[3], ids[4]},
 	} {
-		it, err := e.svc.NextReviewItem(ctx, e.tenant, step.after)
+		it, err := e.Svc.NextReviewItem(ctx, e.Tenant, step.after)
 		if err != nil || it.ID != step.want {
 			t.Errorf("next after %q = %v %v, want %s", step.after, it, err, step.want)
 		}
 	}
-	_, err = e.svc.NextReviewItem(ctx, e.tenant, ids[4])
-	wantCodeDR(t, err, errs.NotFound)
-	_, err = e.svc.NextReviewItem(ctx, e.tenant, uuid.NewString())
-	wantCodeDR(t, err, errs.NotFound)
-	_, err = e.svc.NextReviewItem(ctx, e.tenant, "x")
-	wantCodeDR(t, err, errs.InvalidInput)
+	_, err = e.Svc.NextReviewItem(ctx, e.Tenant, ids[4])
+	ledgertest.WantCode(t, err, errs.NotFound)
+	_, err = e.Svc.NextReviewItem(ctx, e.Tenant, uuid.NewString())
+	ledgertest.WantCode(t, err, errs.NotFound)
+	_, err = e.Svc.NextReviewItem(ctx, e.Tenant, "x")
+	ledgertest.WantCode(t, err, errs.InvalidInput)
 
 	// Another tenant sees none of it.
-	other, _ := e.newTenant()
-	if items, err := e.svc.ReviewItems(ctx, other, ledger.ReviewFilter{Status: "all", Limit: 50}); err != nil || len(items) != 0 {
+	other, _ := ledgertest.NewTenant()
+	if items, err := e.Svc.ReviewItems(ctx, other, ledger.ReviewFilter{Status: "all", Limit: 50}); err != nil || len(items) != 0 {
 		t.Fatalf("other tenant lists %d items, %v", len(items), err)
 	}
-	_, err = e.svc.NextReviewItem(ctx, other, "")
-	wantCodeDR(t, err, errs.NotFound)
-	_, err = e.svc.ReviewItem(ctx, other, ids[0])
-	wantCodeDR(t, err, errs.NotFound)
+	_, err = e.Svc.NextReviewItem(ctx, other, "")
+	ledgertest.WantCode(t, err, errs.NotFound)
+	_, err = e.Svc.ReviewItem(ctx, other, ids[0])
+	ledgertest.WantCode(t, err, errs.NotFound)
 }
 
 // TestReviewConfirm: confirm posts the draft once under the item's
@@ -210,7 +211,7 @@ func TestReviewConfirm(t *testing.T) {
 	e := newDREnv(t)
 	ctx := context.Background()
 	it := e.newItem(t, nil)
-	res, err := e.svc.ConfirmReview(ctx, e.reviewReq("k1"), it.ID, false)
+	res, err := e.Svc.ConfirmReview(ctx, e.reviewReq("k1"), it.ID, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +219,7 @@ func TestReviewConfirm(t *testing.T) {
 	if diff := cmp.Diff(want, res); diff != "" {
 		t.Fatalf("confirm (-want +got):\n%s", diff)
 	}
-	d, err := e.svc.Intent(ctx, e.tenant, res.IntentID)
+	d, err := e.Svc.Intent(ctx, e.Tenant, res.IntentID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,24 +232,24 @@ func TestReviewConfirm(t *testing.T) {
 	}
 	// The same request with the same key gets the first answer; anything
 	// else is refused as not pending, and nothing more is posted.
-	if again, err := e.svc.ConfirmReview(ctx, e.reviewReq("k1"), it.ID, false); err != nil || again != res {
+	if again, err := e.Svc.ConfirmReview(ctx, e.reviewReq("k1"), it.ID, false); err != nil || again != res {
 		t.Fatalf("replay = %+v %v, want %+v", again, err, res)
 	}
-	_, err = e.svc.ConfirmReview(ctx, e.reviewReq(""), it.ID, false)
-	wantCodeDR(t, err, errs.ReviewItemNotPending)
-	_, err = e.svc.ConfirmReview(ctx, e.reviewReq("k2"), it.ID, false)
-	wantCodeDR(t, err, errs.ReviewItemNotPending)
-	_, err = e.svc.OverrideReview(ctx, e.reviewReq("k1"), it.ID, drDraft().Booking(false))
-	wantCodeDR(t, err, errs.ReviewItemNotPending)
-	_, err = e.svc.AdjustReview(ctx, e.reviewReq(""), it.ID, "Datum 2025-03-31")
-	wantCodeDR(t, err, errs.ReviewItemNotPending)
-	_, err = e.svc.UpdateReviewDraft(ctx, e.reviewReq(""), it.ID, drDraft())
-	wantCodeDR(t, err, errs.ReviewItemNotPending)
-	if n := e.count(t, "SELECT count(*) FROM ledger.intents"); n != 1 {
+	_, err = e.Svc.ConfirmReview(ctx, e.reviewReq(""), it.ID, false)
+	ledgertest.WantCode(t, err, errs.ReviewItemNotPending)
+	_, err = e.Svc.ConfirmReview(ctx, e.reviewReq("k2"), it.ID, false)
+	ledgertest.WantCode(t, err, errs.ReviewItemNotPending)
+	_, err = e.Svc.OverrideReview(ctx, e.reviewReq("k1"), it.ID, drDraft().Booking(false))
+	ledgertest.WantCode(t, err, errs.ReviewItemNotPending)
+	_, err = e.Svc.AdjustReview(ctx, e.reviewReq(""), it.ID, "Datum 2025-03-31")
+	ledgertest.WantCode(t, err, errs.ReviewItemNotPending)
+	_, err = e.Svc.UpdateReviewDraft(ctx, e.reviewReq(""), it.ID, drDraft())
+	ledgertest.WantCode(t, err, errs.ReviewItemNotPending)
+	if n := e.Count(t, "SELECT count(*) FROM ledger.intents"); n != 1 {
 		t.Fatalf("%d intents, want 1", n)
 	}
-	_, err = e.svc.ConfirmReview(ctx, e.reviewReq(""), uuid.NewString(), false)
-	wantCodeDR(t, err, errs.NotFound)
+	_, err = e.Svc.ConfirmReview(ctx, e.reviewReq(""), uuid.NewString(), false)
+	ledgertest.WantCode(t, err, errs.NotFound)
 }
 
 // TestReviewDoubleConfirm: concurrent confirms of one item post one
@@ -270,10 +271,10 @@ func TestReviewDoubleConfirm(t *testing.T) {
 				defer wg.Done()
 				skip := i%2 == 0 // with and without the duplicate check
 				if i%3 == 0 {
-					_, results[i] = e.svc.OverrideReview(ctx, e.reviewReq(""), it.ID, draft.Booking(true))
+					_, results[i] = e.Svc.OverrideReview(ctx, e.reviewReq(""), it.ID, draft.Booking(true))
 					return
 				}
-				_, results[i] = e.svc.ConfirmReview(ctx, e.reviewReq(""), it.ID, skip)
+				_, results[i] = e.Svc.ConfirmReview(ctx, e.reviewReq(""), it.ID, skip)
 			}(i)
 		}
 		wg.Wait()
@@ -290,11 +291,11 @@ func TestReviewDoubleConfirm(t *testing.T) {
 			t.Fatalf("round %d: %d confirms succeeded, want 1 (%v)", round, ok, results)
 		}
 		got := e.item(t, it.ID)
-		if n := e.count(t, "SELECT count(*) FROM ledger.intents WHERE id = $1", *got.IntentID); n != 1 {
+		if n := e.Count(t, "SELECT count(*) FROM ledger.intents WHERE id = $1", *got.IntentID); n != 1 {
 			t.Fatalf("round %d: intent %s stored %d times", round, *got.IntentID, n)
 		}
 	}
-	if n := e.count(t, "SELECT count(*) FROM ledger.intents"); n != 3 {
+	if n := e.Count(t, "SELECT count(*) FROM ledger.intents"); n != 3 {
 		t.Fatalf("%d intents after 3 rounds, want 3", n)
 	}
 }
@@ -309,7 +310,7 @@ func TestReviewInterruptedConfirm(t *testing.T) {
 	it := e.newItem(t, nil)
 	intentID := drConfirmIntentID(it.ID)
 	// The first attempt: claim and post, then "crash".
-	if c, err := e.store.ClaimReviewItem(ctx, e.tenant, it.ID, ledger.ReviewClaim{Op: "confirm", IntentID: intentID}); err != nil || c == nil {
+	if c, err := e.Store.ClaimReviewItem(ctx, e.Tenant, it.ID, ledger.ReviewClaim{Op: "confirm", IntentID: intentID}); err != nil || c == nil {
 		t.Fatalf("claim: %v %v", c, err)
 	}
 	chart := newDRChart()
@@ -317,52 +318,52 @@ func TestReviewInterruptedConfirm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := e.store.Post(ctx, &ledger.Intent{ID: intentID, TenantID: e.tenant, BookingDate: date, Description: "Büromaterial", Source: "review_queue", Events: events}); err != nil {
+	if _, _, err := e.Store.Post(ctx, &ledger.Intent{ID: intentID, TenantID: e.Tenant, BookingDate: date, Description: "Büromaterial", Source: "review_queue", Events: events}); err != nil {
 		t.Fatal(err)
 	}
 	// Edits are refused while the posting is unresolved.
-	_, err = e.svc.UpdateReviewDraft(ctx, e.reviewReq(""), it.ID, drDraft())
-	wantCodeDR(t, err, errs.ReviewItemNotPending)
+	_, err = e.Svc.UpdateReviewDraft(ctx, e.reviewReq(""), it.ID, drDraft())
+	ledgertest.WantCode(t, err, errs.ReviewItemNotPending)
 	// The retry finishes it with the intent already posted.
-	res, err := e.svc.ConfirmReview(ctx, e.reviewReq(""), it.ID, false)
+	res, err := e.Svc.ConfirmReview(ctx, e.reviewReq(""), it.ID, false)
 	if err != nil || res.IntentID != intentID || res.EventCount != 2 {
 		t.Fatalf("retry: %+v %v", res, err)
 	}
-	if n := e.count(t, "SELECT count(*) FROM ledger.intents"); n != 1 {
+	if n := e.Count(t, "SELECT count(*) FROM ledger.intents"); n != 1 {
 		t.Fatalf("%d intents, want 1", n)
 	}
 
 	// Same crash, but the next request is an override: the confirm stands.
-	it = e.newItem(t, &ledger.Suggestion{BookingDate: "2025-03-16", Description: "Porto", Lines: []ledger.Line{drLine("6815", "1800", "5", "")}})
+	it = e.newItem(t, &ledger.Suggestion{BookingDate: "2025-03-16", Description: "Porto", Lines: []ledger.Line{ledgertest.Line("6815", "1800", "5", "")}})
 	intentID = drConfirmIntentID(it.ID)
-	if c, err := e.store.ClaimReviewItem(ctx, e.tenant, it.ID, ledger.ReviewClaim{Op: "confirm", IntentID: intentID}); err != nil || c == nil {
+	if c, err := e.Store.ClaimReviewItem(ctx, e.Tenant, it.ID, ledger.ReviewClaim{Op: "confirm", IntentID: intentID}); err != nil || c == nil {
 		t.Fatalf("claim: %v %v", c, err)
 	}
-	date, events, _ = ledger.Expand(ledger.Booking{BookingDate: "2025-03-16", Description: "Porto", Lines: []ledger.Line{drLine("6815", "1800", "5", "")}}, chart)
-	if _, _, err := e.store.Post(ctx, &ledger.Intent{ID: intentID, TenantID: e.tenant, BookingDate: date, Description: "Porto", Source: "review_queue", Events: events}); err != nil {
+	date, events, _ = ledger.Expand(ledger.Booking{BookingDate: "2025-03-16", Description: "Porto", Lines: []ledger.Line{ledgertest.Line("6815", "1800", "5", "")}}, chart)
+	if _, _, err := e.Store.Post(ctx, &ledger.Intent{ID: intentID, TenantID: e.Tenant, BookingDate: date, Description: "Porto", Source: "review_queue", Events: events}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.svc.OverrideReview(ctx, e.reviewReq(""), it.ID, drDraft().Booking(true))
-	wantCodeDR(t, err, errs.ReviewItemNotPending)
+	_, err = e.Svc.OverrideReview(ctx, e.reviewReq(""), it.ID, drDraft().Booking(true))
+	ledgertest.WantCode(t, err, errs.ReviewItemNotPending)
 	if got := e.item(t, it.ID); got.Status != "confirmed" || *got.IntentID != intentID {
 		t.Fatalf("item %+v, want confirmed by the interrupted posting", got)
 	}
 
 	// A claim that never posted blocks for a while, then is taken over.
 	it = e.newItem(t, nil)
-	if c, err := e.store.ClaimReviewItem(ctx, e.tenant, it.ID, ledger.ReviewClaim{Op: "confirm", IntentID: drConfirmIntentID(it.ID)}); err != nil || c == nil {
+	if c, err := e.Store.ClaimReviewItem(ctx, e.Tenant, it.ID, ledger.ReviewClaim{Op: "confirm", IntentID: drConfirmIntentID(it.ID)}); err != nil || c == nil {
 		t.Fatalf("claim: %v %v", c, err)
 	}
 	over := drDraft()
 	over.Description = "Override"
-	_, err = e.svc.OverrideReview(ctx, e.reviewReq(""), it.ID, over.Booking(false))
-	wantCodeDR(t, err, errs.ReviewItemNotPending)
-	_, err = e.svc.DeleteReview(ctx, e.reviewReq(""), it.ID)
-	wantCodeDR(t, err, errs.ReviewItemNotPending)
-	if _, err := e.owner.Exec(ctx, "UPDATE ledger.review_items SET posting_at = now() - interval '3 minutes' WHERE id = $1", it.ID); err != nil {
+	_, err = e.Svc.OverrideReview(ctx, e.reviewReq(""), it.ID, over.Booking(false))
+	ledgertest.WantCode(t, err, errs.ReviewItemNotPending)
+	_, err = e.Svc.DeleteReview(ctx, e.reviewReq(""), it.ID)
+	ledgertest.WantCode(t, err, errs.ReviewItemNotPending)
+	if _, err := e.Owner.Exec(ctx, "UPDATE ledger.review_items SET posting_at = now() - interval '3 minutes' WHERE id = $1", it.ID); err != nil {
 		t.Fatal(err)
 	}
-	res, err = e.svc.OverrideReview(ctx, e.reviewReq(""), it.ID, over.Booking(false))
+	res, err = e.Svc.OverrideReview(ctx, e.reviewReq(""), it.ID, over.Booking(false))
 	if err != nil || res.Status != "overridden" {
 		t.Fatalf("override after a stale claim: %+v %v", res, err)
 	}
@@ -378,13 +379,13 @@ func TestReviewRefusedPostingChangesNothing(t *testing.T) {
 	t.Parallel()
 	e := newDREnv(t)
 	ctx := context.Background()
-	incomplete := ledger.Suggestion{BookingDate: "2025-03-15", Description: "?", Lines: []ledger.Line{drLine("", "1800", "10", "")}}
+	incomplete := ledger.Suggestion{BookingDate: "2025-03-15", Description: "?", Lines: []ledger.Line{ledgertest.Line("", "1800", "10", "")}}
 	it := e.newItem(t, &incomplete)
 	before := e.item(t, it.ID)
-	_, err := e.svc.ConfirmReview(ctx, e.reviewReq(""), it.ID, false)
-	wantCodeDR(t, err, errs.InvalidInput)
-	_, err = e.svc.OverrideReview(ctx, e.reviewReq(""), it.ID, incomplete.Booking(false))
-	wantCodeDR(t, err, errs.InvalidInput)
+	_, err := e.Svc.ConfirmReview(ctx, e.reviewReq(""), it.ID, false)
+	ledgertest.WantCode(t, err, errs.InvalidInput)
+	_, err = e.Svc.OverrideReview(ctx, e.reviewReq(""), it.ID, incomplete.Booking(false))
+	ledgertest.WantCode(t, err, errs.InvalidInput)
 	after := e.item(t, it.ID)
 	if diff := cmp.Diff(before, after, drAmounts); diff != "" {
 		t.Fatalf("refused confirm changed the item (-before +after):\n%s", diff)
@@ -392,28 +393,28 @@ func TestReviewRefusedPostingChangesNothing(t *testing.T) {
 	// Duplicate of an existing booking: refused, released, then allowed when skipped.
 	e.newItem(t, nil)
 	first := e.newItem(t, nil)
-	if _, err := e.svc.ConfirmReview(ctx, e.reviewReq(""), first.ID, false); err != nil {
+	if _, err := e.Svc.ConfirmReview(ctx, e.reviewReq(""), first.ID, false); err != nil {
 		t.Fatal(err)
 	}
 	dup := e.newItem(t, nil)
-	_, err = e.svc.ConfirmReview(ctx, e.reviewReq(""), dup.ID, false)
-	wantCodeDR(t, err, errs.DuplicateBooking)
+	_, err = e.Svc.ConfirmReview(ctx, e.reviewReq(""), dup.ID, false)
+	ledgertest.WantCode(t, err, errs.DuplicateBooking)
 	if got := e.item(t, dup.ID); got.Status != "pending" || got.Posting != "" {
 		t.Fatalf("item after refused posting %+v", got)
 	}
-	if _, err := e.svc.AdjustReview(ctx, e.reviewReq(""), dup.ID, "Text Büromaterial 2"); err != nil {
+	if _, err := e.Svc.AdjustReview(ctx, e.reviewReq(""), dup.ID, "Text Büromaterial 2"); err != nil {
 		t.Fatalf("adjust after refused posting: %v", err)
 	}
-	if _, err := e.svc.ConfirmReview(ctx, e.reviewReq(""), dup.ID, true); err != nil {
+	if _, err := e.Svc.ConfirmReview(ctx, e.reviewReq(""), dup.ID, true); err != nil {
 		t.Fatal(err)
 	}
 	// Locked period: refused, stays pending.
-	locked := e.newItem(t, &ledger.Suggestion{BookingDate: "2025-01-10", Description: "Januar", Lines: []ledger.Line{drLine("6815", "1800", "10", "")}})
-	if err := e.svc.SetPeriodLock(ctx, e.tenant, "2025-01", "soft-locked", "test"); err != nil {
+	locked := e.newItem(t, &ledger.Suggestion{BookingDate: "2025-01-10", Description: "Januar", Lines: []ledger.Line{ledgertest.Line("6815", "1800", "10", "")}})
+	if err := e.Svc.SetPeriodLock(ctx, e.Tenant, "2025-01", "soft-locked", "test"); err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.svc.ConfirmReview(ctx, e.reviewReq(""), locked.ID, false)
-	wantCodeDR(t, err, errs.PeriodLocked)
+	_, err = e.Svc.ConfirmReview(ctx, e.reviewReq(""), locked.ID, false)
+	ledgertest.WantCode(t, err, errs.PeriodLocked)
 	if got := e.item(t, locked.ID); got.Status != "pending" || got.Posting != "" {
 		t.Fatalf("item after locked period %+v", got)
 	}
@@ -424,13 +425,13 @@ func TestReviewOverride(t *testing.T) {
 	e := newDREnv(t)
 	ctx := context.Background()
 	it := e.newItem(t, nil)
-	b := ledger.Booking{BookingDate: "2025-03-20", Description: "Telefon", Lines: []ledger.Line{drLine("6805", "1800", "50", "VSt19")}}
-	res, err := e.svc.OverrideReview(ctx, e.reviewReq("o1"), it.ID, b)
+	b := ledger.Booking{BookingDate: "2025-03-20", Description: "Telefon", Lines: []ledger.Line{ledgertest.Line("6805", "1800", "50", "VSt19")}}
+	res, err := e.Svc.OverrideReview(ctx, e.reviewReq("o1"), it.ID, b)
 	if err != nil || res.Status != "overridden" || res.EventCount != 2 {
 		t.Fatalf("override: %+v %v", res, err)
 	}
 	got := e.item(t, it.ID)
-	want := ledger.Suggestion{BookingDate: "2025-03-20", Description: "Telefon", Lines: []ledger.Line{drLine("6805", "1800", "50", "VSt19")}, Reasons: []string{}}
+	want := ledger.Suggestion{BookingDate: "2025-03-20", Description: "Telefon", Lines: []ledger.Line{ledgertest.Line("6805", "1800", "50", "VSt19")}, Reasons: []string{}}
 	if got.Status != "overridden" || *got.IntentID != res.IntentID || got.BookedDraft == nil {
 		t.Fatalf("item %+v", got)
 	}
@@ -440,15 +441,15 @@ func TestReviewOverride(t *testing.T) {
 	if diff := cmp.Diff(drDraft(), got.LouSuggestion, drAmounts); diff != "" {
 		t.Fatalf("the suggestion itself must stay (-want +got):\n%s", diff)
 	}
-	d, err := e.svc.Intent(ctx, e.tenant, res.IntentID)
+	d, err := e.Svc.Intent(ctx, e.Tenant, res.IntentID)
 	if err != nil || d.Description != "Telefon" || d.Entries[0].AccountDebit != "6805" {
 		t.Fatalf("intent %+v %v", d, err)
 	}
-	if again, err := e.svc.OverrideReview(ctx, e.reviewReq("o1"), it.ID, b); err != nil || again != res {
+	if again, err := e.Svc.OverrideReview(ctx, e.reviewReq("o1"), it.ID, b); err != nil || again != res {
 		t.Fatalf("override replay %+v %v", again, err)
 	}
-	_, err = e.svc.ConfirmReview(ctx, e.reviewReq("o1"), it.ID, false)
-	wantCodeDR(t, err, errs.ReviewItemNotPending)
+	_, err = e.Svc.ConfirmReview(ctx, e.reviewReq("o1"), it.ID, false)
+	ledgertest.WantCode(t, err, errs.ReviewItemNotPending)
 }
 
 func TestReviewDraftAndAdjust(t *testing.T) {
@@ -456,7 +457,7 @@ func TestReviewDraftAndAdjust(t *testing.T) {
 	e := newDREnv(t)
 	ctx := context.Background()
 	it := e.newItem(t, nil)
-	res, err := e.svc.AdjustReview(ctx, e.reviewReq(""), it.ID, "Konto 6805 statt 6815 und Datum 31.03.2025")
+	res, err := e.Svc.AdjustReview(ctx, e.reviewReq(""), it.ID, "Konto 6805 statt 6815 und Datum 31.03.2025")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -474,18 +475,18 @@ func TestReviewDraftAndAdjust(t *testing.T) {
 	if diff := cmp.Diff(drDraft(), got.OriginalSuggestion, drAmounts); diff != "" {
 		t.Fatalf("original kept (-want +got):\n%s", diff)
 	}
-	_, err = e.svc.AdjustReview(ctx, e.reviewReq(""), it.ID, "mach es richtig")
-	wantCodeDR(t, err, errs.InvalidInput)
-	_, err = e.svc.AdjustReview(ctx, e.reviewReq(""), uuid.NewString(), "Datum 2025-03-31")
-	wantCodeDR(t, err, errs.NotFound)
+	_, err = e.Svc.AdjustReview(ctx, e.reviewReq(""), it.ID, "mach es richtig")
+	ledgertest.WantCode(t, err, errs.InvalidInput)
+	_, err = e.Svc.AdjustReview(ctx, e.reviewReq(""), uuid.NewString(), "Datum 2025-03-31")
+	ledgertest.WantCode(t, err, errs.NotFound)
 
 	// PATCH draft: validated strictly, stored normalised.
-	draft := ledger.Suggestion{BookingDate: "2025-04-01", Description: "  Toner  ", Lines: []ledger.Line{drLine(" 6815", "1800 ", "59.5", "VSt19")}, Confidence: 1}
-	saved, err := e.svc.UpdateReviewDraft(ctx, e.reviewReq(""), it.ID, draft)
+	draft := ledger.Suggestion{BookingDate: "2025-04-01", Description: "  Toner  ", Lines: []ledger.Line{ledgertest.Line(" 6815", "1800 ", "59.5", "VSt19")}, Confidence: 1}
+	saved, err := e.Svc.UpdateReviewDraft(ctx, e.reviewReq(""), it.ID, draft)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantDraft := ledger.Suggestion{BookingDate: "2025-04-01", Description: "Toner", Lines: []ledger.Line{drLine("6815", "1800", "59.50", "VSt19")}, Confidence: 1, Reasons: []string{}}
+	wantDraft := ledger.Suggestion{BookingDate: "2025-04-01", Description: "Toner", Lines: []ledger.Line{ledgertest.Line("6815", "1800", "59.50", "VSt19")}, Confidence: 1, Reasons: []string{}}
 	if diff := cmp.Diff(wantDraft, saved, drAmounts); diff != "" {
 		t.Fatalf("normalised draft (-want +got):\n%s", diff)
 	}
@@ -494,25 +495,25 @@ func TestReviewDraftAndAdjust(t *testing.T) {
 		t.Fatalf("draft JSON\n%s\nwant\n%s", b, want)
 	}
 	for _, bad := range []ledger.Suggestion{
-		{BookingDate: "2025-04-31", Description: "x", Lines: []ledger.Line{drLine("6815", "1800", "1", "")}},
-		{BookingDate: "2025-04-01", Description: "", Lines: []ledger.Line{drLine("6815", "1800", "1", "")}},
+		{BookingDate: "2025-04-31", Description: "x", Lines: []ledger.Line{ledgertest.Line("6815", "1800", "1", "")}},
+		{BookingDate: "2025-04-01", Description: "", Lines: []ledger.Line{ledgertest.Line("6815", "1800", "1", "")}},
 		{BookingDate: "2025-04-01", Description: "x"},
-		{BookingDate: "2025-04-01", Description: "x", Lines: []ledger.Line{drLine("6815", "9999", "1", "")}},
-		{BookingDate: "2025-04-01", Description: "x", Lines: []ledger.Line{drLine("6815", "1800", "1.001", "")}},
-		{BookingDate: "2025-04-01", Description: "x", Lines: []ledger.Line{drLine("6815", "1800", "1", "")}, Confidence: -0.1},
+		{BookingDate: "2025-04-01", Description: "x", Lines: []ledger.Line{ledgertest.Line("6815", "9999", "1", "")}},
+		{BookingDate: "2025-04-01", Description: "x", Lines: []ledger.Line{ledgertest.Line("6815", "1800", "1.001", "")}},
+		{BookingDate: "2025-04-01", Description: "x", Lines: []ledger.Line{ledgertest.Line("6815", "1800", "1", "")}, Confidence: -0.1},
 	} {
-		_, err := e.svc.UpdateReviewDraft(ctx, e.reviewReq(""), it.ID, bad)
-		wantCodeDR(t, err, errs.InvalidInput)
+		_, err := e.Svc.UpdateReviewDraft(ctx, e.reviewReq(""), it.ID, bad)
+		ledgertest.WantCode(t, err, errs.InvalidInput)
 	}
 	if diff := cmp.Diff(wantDraft, e.item(t, it.ID).LouSuggestion, drAmounts); diff != "" {
 		t.Fatalf("refused drafts changed the item (-want +got):\n%s", diff)
 	}
 	// Confirm posts the edited draft.
-	res2, err := e.svc.ConfirmReview(ctx, e.reviewReq(""), it.ID, false)
+	res2, err := e.Svc.ConfirmReview(ctx, e.reviewReq(""), it.ID, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, _ := e.svc.Intent(ctx, e.tenant, res2.IntentID)
+	d, _ := e.Svc.Intent(ctx, e.Tenant, res2.IntentID)
 	if d.Description != "Toner" || d.BookingDate != "2025-04-01" || d.Summary.TotalAmount.StringFixed(2) != "59.50" {
 		t.Fatalf("posted %+v", d)
 	}
@@ -523,60 +524,60 @@ func TestReviewDelete(t *testing.T) {
 	e := newDREnv(t)
 	ctx := context.Background()
 	pending := e.newItem(t, nil)
-	res, err := e.svc.DeleteReview(ctx, e.reviewReq(""), pending.ID)
+	res, err := e.Svc.DeleteReview(ctx, e.reviewReq(""), pending.ID)
 	if err != nil || res != (ledger.DeleteResult{OK: true}) {
 		t.Fatalf("delete pending: %+v %v", res, err)
 	}
-	_, err = e.svc.ReviewItem(ctx, e.tenant, pending.ID)
-	wantCodeDR(t, err, errs.NotFound)
-	_, err = e.svc.DeleteReview(ctx, e.reviewReq(""), pending.ID)
-	wantCodeDR(t, err, errs.NotFound)
-	_, err = e.svc.ConfirmReview(ctx, e.reviewReq(""), pending.ID, false)
-	wantCodeDR(t, err, errs.NotFound)
+	_, err = e.Svc.ReviewItem(ctx, e.Tenant, pending.ID)
+	ledgertest.WantCode(t, err, errs.NotFound)
+	_, err = e.Svc.DeleteReview(ctx, e.reviewReq(""), pending.ID)
+	ledgertest.WantCode(t, err, errs.NotFound)
+	_, err = e.Svc.ConfirmReview(ctx, e.reviewReq(""), pending.ID, false)
+	ledgertest.WantCode(t, err, errs.NotFound)
 	// The row and its history are kept.
-	if n := e.count(t, "SELECT count(*) FROM ledger.review_items WHERE id = $1 AND deleted_at IS NOT NULL AND jsonb_array_length(history) = 2", pending.ID); n != 1 {
+	if n := e.Count(t, "SELECT count(*) FROM ledger.review_items WHERE id = $1 AND deleted_at IS NOT NULL AND jsonb_array_length(history) = 2", pending.ID); n != 1 {
 		t.Fatal("soft-deleted row with history not found")
 	}
 
 	confirmed := e.newItem(t, nil)
-	c, err := e.svc.ConfirmReview(ctx, e.reviewReq(""), confirmed.ID, false)
+	c, err := e.Svc.ConfirmReview(ctx, e.reviewReq(""), confirmed.ID, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err = e.svc.DeleteReview(ctx, e.reviewReq(""), confirmed.ID)
+	res, err = e.Svc.DeleteReview(ctx, e.reviewReq(""), confirmed.ID)
 	if err != nil || !res.OK || !res.Reversed || res.ReversalIntentID == "" {
 		t.Fatalf("delete confirmed: %+v %v", res, err)
 	}
-	d, err := e.svc.Intent(ctx, e.tenant, c.IntentID)
+	d, err := e.Svc.Intent(ctx, e.Tenant, c.IntentID)
 	if err != nil || d.ReversedBy == nil || *d.ReversedBy != res.ReversalIntentID {
 		t.Fatalf("original %+v %v, want reversed by %s", d, err, res.ReversalIntentID)
 	}
-	if n := e.count(t, "SELECT count(*) FROM ledger.review_items WHERE id = $1 AND reversal_intent_id = $2", confirmed.ID, res.ReversalIntentID); n != 1 {
+	if n := e.Count(t, "SELECT count(*) FROM ledger.review_items WHERE id = $1 AND reversal_intent_id = $2", confirmed.ID, res.ReversalIntentID); n != 1 {
 		t.Fatal("reversal not recorded on the item")
 	}
 
 	// Interrupted deletion: reversed already, item still live. The retry
 	// finds the reversal instead of reversing twice.
 	overridden := e.newItem(t, nil)
-	o, err := e.svc.OverrideReview(ctx, e.reviewReq(""), overridden.ID, drDraft().Booking(true))
+	o, err := e.Svc.OverrideReview(ctx, e.reviewReq(""), overridden.ID, drDraft().Booking(true))
 	if err != nil {
 		t.Fatal(err)
 	}
-	rev, _, err := e.svc.Reverse(ctx, e.req(""), ledger.ReverseRequest{IntentID: o.IntentID})
+	rev, _, err := e.Svc.Reverse(ctx, e.req(""), ledger.ReverseRequest{IntentID: o.IntentID})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err = e.svc.DeleteReview(ctx, e.reviewReq(""), overridden.ID)
+	res, err = e.Svc.DeleteReview(ctx, e.reviewReq(""), overridden.ID)
 	if err != nil || res.ReversalIntentID != rev.ReversalIntentID {
 		t.Fatalf("delete after reversal: %+v %v, want reversal %s", res, err, rev.ReversalIntentID)
 	}
-	if n := e.count(t, "SELECT count(*) FROM ledger.intents WHERE reverses IS NOT NULL"); n != 2 {
+	if n := e.Count(t, "SELECT count(*) FROM ledger.intents WHERE reverses IS NOT NULL"); n != 2 {
 		t.Fatalf("%d reversals, want 2", n)
 	}
-	other, otherClaims := e.newTenant()
+	other, otherClaims := ledgertest.NewTenant()
 	_ = other
-	_, err = e.svc.DeleteReview(ctx, ledger.Request{Claims: otherClaims}, e.newItem(t, nil).ID)
-	wantCodeDR(t, err, errs.NotFound)
+	_, err = e.Svc.DeleteReview(ctx, ledger.Request{Claims: otherClaims}, e.newItem(t, nil).ID)
+	ledgertest.WantCode(t, err, errs.NotFound)
 }
 
 // TestReviewItemsKeepHistory: rows are never deleted, by anyone.
@@ -584,21 +585,5 @@ func TestReviewItemsKeepHistory(t *testing.T) {
 	t.Parallel()
 	e := newDREnv(t)
 	e.newItem(t, nil)
-	ctx := context.Background()
-	for _, q := range []string{"DELETE FROM ledger.review_items", "TRUNCATE ledger.review_items"} {
-		for _, role := range []string{"ledger_svc", "postgres"} {
-			tx, err := e.owner.Begin(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := tx.Exec(ctx, "SET LOCAL ROLE "+role); err != nil {
-				t.Fatal(err)
-			}
-			_, err = tx.Exec(ctx, q)
-			tx.Rollback(ctx)
-			if err == nil {
-				t.Errorf("%s as %s succeeded", q, role)
-			}
-		}
-	}
+	ledgertest.Refused(t, e.Owner, "DELETE FROM ledger.review_items", "TRUNCATE ledger.review_items")
 }

@@ -1,130 +1,17 @@
 package natsrpc_test
 
 import (
-	"encoding/json"
-	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/uuid"
 
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
 	"github.com/ledgerplatform/ledger/contracts/money"
-	"github.com/ledgerplatform/ledger/pkg/auth"
 	"github.com/ledgerplatform/ledger/pkg/errs"
-	"github.com/ledgerplatform/ledger/pkg/natsx"
 	"github.com/ledgerplatform/ledger/pkg/testkit"
 	"github.com/ledgerplatform/ledger/services/ledger"
-	"github.com/ledgerplatform/ledger/services/ledger/ledgerd"
-	"github.com/ledgerplatform/ledger/services/ledger/postgres"
 )
-
-// chartRPC runs the ledger's daemon (SKR04 chart) on testkit.RPC.
-type chartRPC struct {
-	h      *testkit.RPC
-	claims *auth.Claims
-}
-
-func newChartRPC(t *testing.T) *chartRPC {
-	t.Helper()
-	h := testkit.NewRPC(t, postgres.Migrations)
-	svc, err := ledgerd.Service(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.Start(svc, nil)
-	return &chartRPC{h: h,
-		claims: &auth.Claims{TenantID: uuid.NewString(), KeyID: uuid.NewString(), KeyPrefix: "lgr_rpc", Label: "rpc", Scopes: []string{"admin"}, Surface: "api"}}
-}
-
-// chartCall is one request of the route table.
-type chartCall struct {
-	name    string
-	subject string
-	param   string // the path parameter (number or code)
-	query   string
-	body    string
-	key     string // Idempotency-Key
-	anon    bool   // send no claims
-	status  int
-	code    string         // machine code of an error reply
-	want    map[string]any // expected top-level fields of a success body (subset)
-	fields  []string       // detail fields of an error reply
-}
-
-func (c *chartRPC) do(t *testing.T, tc chartCall) (*natsx.Reply, map[string]any) {
-	t.Helper()
-	rq := testkit.Rq{Body: tc.body, IdempotencyKey: tc.key}
-	if !tc.anon {
-		rq.As = c.claims
-	}
-	if tc.param != "" {
-		name := "number"
-		if tc.subject == ledgerv1.SubjectTaxCodesUpdate {
-			name = "code"
-		}
-		rq.Params = map[string]string{name: tc.param}
-	}
-	if tc.query != "" {
-		q, err := url.ParseQuery(tc.query)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rq.Query = q
-	}
-	reply := c.h.Call(tc.subject, rq).Raw
-	var body map[string]any
-	if err := json.Unmarshal(reply.Body, &body); err != nil {
-		t.Fatalf("%s: reply %q: %v", tc.name, reply.Body, err)
-	}
-	return reply, body
-}
-
-func (c *chartRPC) run(t *testing.T, calls []chartCall) {
-	t.Helper()
-	for _, tc := range calls {
-		reply, body := c.do(t, tc)
-		if reply.Status != tc.status || reply.ErrCode != tc.code {
-			t.Errorf("%s: status %d %q, want %d %q: %s", tc.name, reply.Status, reply.ErrCode, tc.status, tc.code, reply.Body)
-			continue
-		}
-		if tc.code != "" {
-			var b errs.Body
-			_ = json.Unmarshal(reply.Body, &b)
-			var fields []string
-			for _, d := range b.Details {
-				fields = append(fields, d.Field)
-			}
-			if b.Code != tc.code || b.Error == "" {
-				t.Errorf("%s: error body %s", tc.name, reply.Body)
-			}
-			if diff := cmp.Diff(tc.fields, fields); diff != "" {
-				t.Errorf("%s: detail fields (-want +got):\n%s", tc.name, diff)
-			}
-			continue
-		}
-		if tc.want == nil {
-			continue
-		}
-		got := map[string]any{}
-		for k := range tc.want {
-			got[k] = body[k]
-		}
-		if diff := cmp.Diff(tc.want, got); diff != "" {
-			t.Errorf("%s: body (-want +got):\n%s", tc.name, diff)
-		}
-	}
-}
-
-// chartHitNumbers lists the numbers of an accounts array in a body.
-func chartHitNumbers(body map[string]any, key string) []any {
-	var out []any
-	for _, a := range body[key].([]any) {
-		out = append(out, a.(map[string]any)["number"])
-	}
-	return out
-}
 
 func TestChartAccountRoutes(t *testing.T) {
 	t.Parallel()

@@ -2,12 +2,6 @@ package natsrpc_test
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-	"mime/multipart"
-	"net/textproto"
-	"net/url"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -15,170 +9,24 @@ import (
 
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
 	"github.com/ledgerplatform/ledger/contracts/money"
-	"github.com/ledgerplatform/ledger/pkg/auth"
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/pkg/testkit"
 	"github.com/ledgerplatform/ledger/services/ledger"
-	"github.com/ledgerplatform/ledger/services/ledger/ledgerd"
-	"github.com/ledgerplatform/ledger/services/ledger/postgres"
+	"github.com/ledgerplatform/ledger/services/ledger/internal/ledgertest"
 )
-
-func drSeed() ([]ledger.Account, []ledger.TaxCode) {
-	acc := func(n, name, typ string) ledger.Account { return ledger.Account{Number: n, Name: name, Type: typ} }
-	return []ledger.Account{
-			acc("1200", "Forderungen", ledger.Asset), acc("1401", "Vorsteuer 7 %", ledger.Asset), acc("1406", "Vorsteuer 19 %", ledger.Asset),
-			acc("1800", "Bank", ledger.Asset), acc("3300", "Verbindlichkeiten LuL", ledger.Liability), acc("3806", "Umsatzsteuer 19 %", ledger.Liability),
-			acc("4400", "Erlöse 19 %", ledger.Revenue), acc("6805", "Telefon", ledger.Expense), acc("6815", "Bürobedarf", ledger.Expense),
-		}, []ledger.TaxCode{
-			{Code: "VSt19", Label: "Vorsteuer 19 %", Kind: ledger.TaxInput, Rate: money.MustParse("19"), VATAccount: "1406"},
-			{Code: "VSt7", Label: "Vorsteuer 7 %", Kind: ledger.TaxInput, Rate: money.MustParse("7"), VATAccount: "1401"},
-			{Code: "USt19", Label: "Umsatzsteuer 19 %", Kind: ledger.TaxOutput, Rate: money.MustParse("19"), VATAccount: "3806"},
-		}
-}
-
-// drHarness runs one test's ledger daemon (a small chart) on testkit.RPC.
-type drHarness struct {
-	rpc    *testkit.RPC
-	tenant string
-	claims *auth.Claims
-}
-
-func newDRHarness(t *testing.T) *drHarness {
-	t.Helper()
-	h := &drHarness{rpc: testkit.NewRPC(t, postgres.Migrations)}
-	h.rpc.Start(ledgerd.WithSeed(drSeed), nil)
-	h.tenant, h.claims = drClaims()
-	return h
-}
-
-func drClaims() (string, *auth.Claims) {
-	tenant := uuid.NewString()
-	return tenant, &auth.Claims{TenantID: tenant, KeyID: uuid.NewString(), KeyPrefix: "lgr_testtest", Label: "test", Scopes: []string{"admin"}, Surface: "api"}
-}
-
-// drRq is one request; body is sent as is when []byte, else as JSON.
-type drRq struct {
-	as          *auth.Claims
-	id          string // the path parameter id
-	query       url.Values
-	contentType string
-	body        any
-	idemKey     string
-}
-
-type drReply struct {
-	status      int
-	code        string
-	body        []byte
-	contentType string
-	disposition string
-}
-
-func (h *drHarness) call(t *testing.T, subject string, r drRq) drReply {
-	t.Helper()
-	rq := testkit.Rq{As: r.as, Query: r.query, Body: r.body, IdempotencyKey: r.idemKey, ContentType: r.contentType}
-	if r.id != "" {
-		rq.Params = map[string]string{"id": r.id}
-	}
-	resp := h.rpc.Call(subject, rq)
-	return drReply{status: resp.Status, code: resp.Code, body: resp.Body, contentType: resp.Raw.ContentType, disposition: resp.Raw.Disposition}
-}
-
-// ok calls subject as the harness tenant, wants status and decodes into out.
-func (h *drHarness) ok(t *testing.T, subject string, r drRq, status int, out any) drReply {
-	t.Helper()
-	if r.as == nil {
-		r.as = h.claims
-	}
-	got := h.call(t, subject, r)
-	if got.status != status || got.code != "" {
-		t.Fatalf("%s: status %d %s %s, want %d", subject, got.status, got.code, got.body, status)
-	}
-	if out != nil {
-		if err := json.Unmarshal(got.body, out); err != nil {
-			t.Fatalf("%s: decode %s: %v", subject, got.body, err)
-		}
-	}
-	return got
-}
-
-// fails calls subject as the harness tenant and wants the error.
-func (h *drHarness) fails(t *testing.T, subject string, r drRq, status int, code string) errs.Body {
-	t.Helper()
-	if r.as == nil {
-		r.as = h.claims
-	}
-	got := h.call(t, subject, r)
-	if got.status != status || got.code != code {
-		t.Fatalf("%s: status %d %s %s, want %d %s", subject, got.status, got.code, got.body, status, code)
-	}
-	var b errs.Body
-	_ = json.Unmarshal(got.body, &b)
-	return b
-}
-
-type drPart struct {
-	field, filename, contentType string
-	content                      []byte
-}
-
-func drForm(t *testing.T, parts ...drPart) (string, []byte) {
-	t.Helper()
-	var buf bytes.Buffer
-	w := multipart.NewWriter(&buf)
-	for _, p := range parts {
-		h := textproto.MIMEHeader{}
-		cd := `form-data; name="` + p.field + `"`
-		if p.filename != "" {
-			cd += `; filename="` + p.filename + `"`
-		}
-		h.Set("Content-Disposition", cd)
-		if p.contentType != "" {
-			h.Set("Content-Type", p.contentType)
-		}
-		pw, err := w.CreatePart(h)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pw.Write(p.content)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return w.FormDataContentType(), buf.Bytes()
-}
-
-func drUpload(t *testing.T, parts ...drPart) drRq {
-	ct, body := drForm(t, parts...)
-	return drRq{contentType: ct, body: body}
-}
-
-var (
-	drPDF = []byte("%PDF-1.7\n%âãÏÓ\n1 0 obj << >> endobj\n%%EOF\n")
-	drPNG = []byte{0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 0x0D, 'I', 'H', 'D', 'R', 1, 2, 3}
-)
-
-type drDocumentBody struct {
-	ID           string `json:"id"`
-	MimeType     string `json:"mime_type"`
-	OriginalName string `json:"original_name"`
-	SizeBytes    int64  `json:"size_bytes"`
-	SHA256       string `json:"sha256"`
-}
 
 func TestDocumentRoutes(t *testing.T) {
 	t.Parallel()
 	h := newDRHarness(t)
 	var doc drDocumentBody
-	h.ok(t, ledgerv1.SubjectDocumentsUpload, drUpload(t, drPart{"file", "Rechnung 7.pdf", "application/pdf", drPDF}), 201, &doc)
-	sum := sha256.Sum256(drPDF)
-	want := drDocumentBody{ID: doc.ID, MimeType: "application/pdf", OriginalName: "Rechnung 7.pdf", SizeBytes: int64(len(drPDF)), SHA256: hex.EncodeToString(sum[:])}
+	h.ok(t, ledgerv1.SubjectDocumentsUpload, drUpload(t, ledgertest.File("Rechnung 7.pdf", "application/pdf", drPDF)), 201, &doc)
+	want := drDocumentBody{ID: doc.ID, MimeType: "application/pdf", OriginalName: "Rechnung 7.pdf", SizeBytes: int64(len(drPDF)), SHA256: ledgertest.SHA(drPDF)}
 	if diff := cmp.Diff(want, doc); diff != "" || !ledger.ValidID(doc.ID) {
 		t.Fatalf("upload (-want +got):\n%s", diff)
 	}
 	// Same bytes again: the first document, 200.
 	var again drDocumentBody
-	h.ok(t, ledgerv1.SubjectDocumentsUpload, drUpload(t, drPart{"file", "other.pdf", "", drPDF}), 200, &again)
+	h.ok(t, ledgerv1.SubjectDocumentsUpload, drUpload(t, ledgertest.File("other.pdf", "", drPDF)), 200, &again)
 	if again != doc {
 		t.Fatalf("repeat upload %+v, want %+v", again, doc)
 	}
@@ -199,38 +47,32 @@ func TestDocumentRoutes(t *testing.T) {
 		status int
 		code   string
 	}{
-		{"gif", drUpload(t, drPart{"file", "a.gif", "image/gif", []byte("GIF89a")}), 400, errs.InvalidFileType},
-		{"empty", drUpload(t, drPart{"file", "a.pdf", "application/pdf", nil}), 400, errs.EmptyFile},
-		{"too large", drUpload(t, drPart{"file", "a.pdf", "application/pdf", big}), 400, errs.FileTooLarge},
-		{"mismatch", drUpload(t, drPart{"file", "a.pdf", "application/pdf", drPNG}), 400, errs.MimeMismatch},
-		{"no file", drUpload(t, drPart{"note", "", "", []byte("x")}), 400, errs.InvalidInput},
+		{"gif", drUpload(t, ledgertest.File("a.gif", "image/gif", []byte("GIF89a"))), 400, errs.InvalidFileType},
+		{"empty", drUpload(t, ledgertest.File("a.pdf", "application/pdf", nil)), 400, errs.EmptyFile},
+		{"too large", drUpload(t, ledgertest.File("a.pdf", "application/pdf", big)), 400, errs.FileTooLarge},
+		{"mismatch", drUpload(t, ledgertest.File("a.pdf", "application/pdf", drPNG)), 400, errs.MimeMismatch},
+		{"no file", drUpload(t, ledgertest.Field("note", "x")), 400, errs.InvalidInput},
 		{"json", drRq{body: map[string]string{"file": "x"}}, 415, errs.UnsupportedMedia},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h.fails(t, ledgerv1.SubjectDocumentsUpload, tc.r, tc.status, tc.code)
 		})
 	}
-	got := h.call(t, ledgerv1.SubjectDocumentsUpload, drUpload(t, drPart{"file", "a.pdf", "application/pdf", drPDF}))
+	got := h.call(t, ledgerv1.SubjectDocumentsUpload, drUpload(t, ledgertest.File("a.pdf", "application/pdf", drPDF)))
 	if got.status != 401 || got.code != errs.Unauthenticated {
 		t.Fatalf("anonymous upload: %d %s", got.status, got.code)
 	}
-}
-
-type drPostedBody struct {
-	IntentID   string `json:"intent_id"`
-	EventCount int    `json:"event_count"`
-	DocumentID string `json:"document_id"`
 }
 
 func TestBookingWithDocumentRoute(t *testing.T) {
 	t.Parallel()
 	h := newDRHarness(t)
 	lines := `[{"account_debit":"6815","account_credit":"1800","amount":119.00,"tax_code":"VSt19"}]`
-	form := func(lines string, extra ...drPart) drRq {
-		return drUpload(t, append([]drPart{{"file", "beleg.png", "image/png", drPNG}, {"booking_date", "", "", []byte("2025-03-10")},
-			{"description", "", "", []byte("Büromaterial")}, {"lines", "", "", []byte(lines)}}, extra...)...)
+	form := func(lines string, extra ...ledgertest.Part) drRq {
+		return drUpload(t, append([]ledgertest.Part{ledgertest.File("beleg.png", "image/png", drPNG), ledgertest.Field("booking_date", "2025-03-10"),
+			ledgertest.Field("description", "Büromaterial"), ledgertest.Field("lines", lines)}, extra...)...)
 	}
-	r := form(lines, drPart{"intent_category", "", "", []byte("office")})
+	r := form(lines, ledgertest.Field("intent_category", "office"))
 	r.idemKey = "abc"
 	var posted drPostedBody
 	h.ok(t, ledgerv1.SubjectBookingsWithDocument, r, 201, &posted)
@@ -238,7 +80,7 @@ func TestBookingWithDocumentRoute(t *testing.T) {
 		t.Fatalf("posted %+v", posted)
 	}
 	// A retry (new boundary, same key) replays the first answer.
-	r = form(lines, drPart{"intent_category", "", "", []byte("office")})
+	r = form(lines, ledgertest.Field("intent_category", "office"))
 	r.idemKey = "abc"
 	var replay drPostedBody
 	h.ok(t, ledgerv1.SubjectBookingsWithDocument, r, 201, &replay)
@@ -250,11 +92,68 @@ func TestBookingWithDocumentRoute(t *testing.T) {
 		t.Fatalf("document of the booking: %q %s", file.body, file.contentType)
 	}
 	h.fails(t, ledgerv1.SubjectBookingsWithDocument, form(lines), 409, errs.DuplicateBooking)
-	h.ok(t, ledgerv1.SubjectBookingsWithDocument, form(lines, drPart{"skip_duplicate_check", "", "", []byte("true")}), 201, nil)
+	h.ok(t, ledgerv1.SubjectBookingsWithDocument, form(lines, ledgertest.Field("skip_duplicate_check", "true")), 201, nil)
 	h.fails(t, ledgerv1.SubjectBookingsWithDocument, form("[{"), 400, errs.InvalidInput)
 	b := h.fails(t, ledgerv1.SubjectBookingsWithDocument, form(`[{"account_debit":"9999","account_credit":"1800","amount":1}]`), 400, errs.InvalidInput)
 	if len(b.Details) == 0 || b.Details[0].Field != "lines[0].account_debit" {
 		t.Fatalf("details %+v", b.Details)
 	}
-	h.fails(t, ledgerv1.SubjectBookingsWithDocument, drUpload(t, drPart{"file", "beleg.pdf", "application/pdf", drPNG}), 400, errs.MimeMismatch)
+	h.fails(t, ledgerv1.SubjectBookingsWithDocument, drUpload(t, ledgertest.File("beleg.pdf", "application/pdf", drPNG)), 400, errs.MimeMismatch)
+}
+
+// TestPostRoute: another service posts with a deterministic intent id;
+// a retry answers the posting already made, bad bookings name the field
+// under booking, and the route is internal (no caller claims).
+func TestPostRoute(t *testing.T) {
+	t.Parallel()
+	h := newDRHarness(t)
+	cmd := ledgerv1.PostRequest{TenantID: h.tenant, IntentID: uuid.NewString(), Source: "bank",
+		Booking: ledgerv1.Booking{BookingDate: "2025-03-01", Description: "Bürobedarf per Karte", Lines: []ledgerv1.Line{
+			{AccountDebit: "6815", AccountCredit: "1800", Amount: money.MustParse("119.00"), TaxCode: "VSt19"}}}}
+
+	var first, again ledgerv1.Posted
+	h.rpc.OK(ledgerv1.SubjectPost, testkit.Rq{Body: cmd}, 200, &first)
+	if diff := cmp.Diff(ledgerv1.Posted{IntentID: cmd.IntentID, EventCount: 2}, first); diff != "" {
+		t.Fatalf("posted (-want +got):\n%s", diff)
+	}
+	h.rpc.OK(ledgerv1.SubjectPost, testkit.Rq{Body: cmd}, 200, &again)
+	if again != first {
+		t.Fatalf("retry answered %+v, want %+v", again, first)
+	}
+	var entries struct {
+		Entries []struct {
+			IntentID          string `json:"intent_id"`
+			Source            string `json:"source"`
+			ProvenanceSummary struct {
+				Channel string `json:"channel"`
+			} `json:"provenance_summary"`
+		} `json:"entries"`
+	}
+	h.ok(t, ledgerv1.SubjectJournalList, drRq{}, 200, &entries)
+	if len(entries.Entries) != 2 {
+		t.Fatalf("journal holds %d events, want 2 (posted once)", len(entries.Entries))
+	}
+	for _, e := range entries.Entries {
+		if e.IntentID != cmd.IntentID || e.Source != "bank" || e.ProvenanceSummary.Channel != "bank" {
+			t.Fatalf("entry %+v", e)
+		}
+	}
+
+	bad := cmd
+	bad.IntentID = uuid.NewString()
+	bad.Booking.Lines = []ledgerv1.Line{{AccountDebit: "6815", AccountCredit: "1800", Amount: money.MustParse("1.001")}}
+	got := h.rpc.Fails(ledgerv1.SubjectPost, testkit.Rq{Body: bad}, 400, errs.InvalidInput)
+	var fields []string
+	for _, d := range got.Err.Details {
+		fields = append(fields, d.Field)
+	}
+	if diff := cmp.Diff([]string{"booking.lines[0].amount"}, fields); diff != "" {
+		t.Fatalf("detail fields (-want +got):\n%s", diff)
+	}
+	got = h.rpc.Fails(ledgerv1.SubjectPost, testkit.Rq{Body: ledgerv1.PostRequest{TenantID: h.tenant, Booking: cmd.Booking}}, 400, errs.InvalidInput)
+	if len(got.Err.Details) != 2 || got.Err.Details[0].Field != "intent_id" || got.Err.Details[1].Field != "source" {
+		t.Fatalf("details %+v", got.Err.Details)
+	}
+	h.rpc.Fails(ledgerv1.SubjectPost, testkit.Rq{Body: `{"tenant_id":"x","extra":1}`}, 400, errs.InvalidInput)
+	h.rpc.Fails(ledgerv1.SubjectJournalGet, testkit.Rq{As: h.claims, Params: map[string]string{"intent_id": bad.IntentID}}, 404, errs.NotFound)
 }

@@ -12,57 +12,14 @@ import (
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/services/ledger"
+	"github.com/ledgerplatform/ledger/services/ledger/internal/ledgertest"
 )
-
-const drDraftJSON = `{"booking_date":"2025-03-15","description":"Büromaterial","lines":[{"account_debit":"6815","account_credit":"1800","amount":119.00,"tax_code":"VSt19"}],"confidence":0.8,"reasons":["vendor match"]}`
-
-// createItem queues a draft over the internal subject.
-func (h *drHarness) createItem(t *testing.T, in ledgerv1.ReviewItemInput, status int) ledgerv1.ReviewItemCreated {
-	t.Helper()
-	if in.TenantID == "" {
-		in.TenantID = h.tenant
-	}
-	if in.SourceType == "" {
-		in.SourceType = "manual"
-	}
-	if in.Suggestion == nil {
-		in.Suggestion = json.RawMessage(drDraftJSON)
-	}
-	var out ledgerv1.ReviewItemCreated
-	got := h.call(t, ledgerv1.SubjectReviewCreate, drRq{body: in})
-	if got.status != status || got.code != "" {
-		t.Fatalf("create: %d %s %s, want %d", got.status, got.code, got.body, status)
-	}
-	if err := json.Unmarshal(got.body, &out); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-type drItemBody struct {
-	ID            string          `json:"id"`
-	Status        string          `json:"status"`
-	SourceType    string          `json:"source_type"`
-	SourceID      string          `json:"source_id"`
-	DocumentID    *string         `json:"document_id"`
-	LouSuggestion json.RawMessage `json:"lou_suggestion"`
-	IntentID      *string         `json:"intent_id"`
-	Document      *drDocumentBody `json:"document"`
-}
-
-func drIDs(items []drItemBody) []string {
-	out := []string{}
-	for _, it := range items {
-		out = append(out, it.ID)
-	}
-	return out
-}
 
 func TestReviewRoutes(t *testing.T) {
 	t.Parallel()
 	h := newDRHarness(t)
 	var doc drDocumentBody
-	h.ok(t, ledgerv1.SubjectDocumentsUpload, drUpload(t, drPart{"file", "beleg.pdf", "application/pdf", drPDF}), 201, &doc)
+	h.ok(t, ledgerv1.SubjectDocumentsUpload, drUpload(t, ledgertest.File("beleg.pdf", "application/pdf", drPDF)), 201, &doc)
 
 	first := h.createItem(t, ledgerv1.ReviewItemInput{SourceType: "document", SourceID: "inbox-1", DocumentID: doc.ID, CreatedBy: "service:payables"}, 201)
 	if !first.Created || !ledger.ValidID(first.ID) {

@@ -26,29 +26,6 @@ var chartConstraints = map[string]*errs.Error{
 	"tax_codes_tenant_id_self_assess_account_fkey": errs.E(errs.AccountNotFound, "self_assess_account does not exist in the chart of accounts"),
 }
 
-// sqlWhere collects the conditions of a query; each ? of a condition becomes
-// the next positional parameter.
-type sqlWhere struct {
-	conds []string
-	args  []any
-}
-
-func (w *sqlWhere) add(cond string, vals ...any) {
-	for _, v := range vals {
-		w.args = append(w.args, v)
-		cond = strings.Replace(cond, "?", fmt.Sprintf("$%d", len(w.args)), 1)
-	}
-	w.conds = append(w.conds, cond)
-}
-
-func (w *sqlWhere) String() string { return strings.Join(w.conds, " AND ") }
-
-// next is the placeholder of the next parameter, appending v.
-func (w *sqlWhere) next(v any) string {
-	w.args = append(w.args, v)
-	return fmt.Sprintf("$%d", len(w.args))
-}
-
 // ListAccounts returns a page of the chart and the number of matches.
 func (s *Store) ListAccounts(ctx context.Context, tenant string, f ledger.AccountFilter) ([]ledger.Account, int, error) {
 	w := &sqlWhere{}
@@ -133,19 +110,7 @@ func (s *Store) SearchAccounts(ctx context.Context, tenant string, f ledger.Acco
 	}
 	q := fmt.Sprintf(`SELECT number, name, type FROM ledger.accounts WHERE %s
 		ORDER BY (number LIKE %s || '%%') DESC, (lower(name) LIKE %s || '%%') DESC, number LIMIT %s`, w, num, name, w.next(f.Limit))
-	var hits []ledger.AccountHit
-	err := db.InTenant(ctx, s.pool, tenant, db.Snapshot, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, q, w.args...)
-		if err != nil {
-			return err
-		}
-		hits, err = pgx.CollectRows(rows, pgx.RowToStructByPos[ledger.AccountHit])
-		return err
-	})
-	if err != nil {
-		return nil, errs.Wrap("ledger.SearchAccounts", err)
-	}
-	return hits, nil
+	return list(ctx, s, tenant, "ledger.SearchAccounts", pgx.RowToStructByPos[ledger.AccountHit], q, w.args...)
 }
 
 // AccountEntries reads an account, a page of its journal entries in
@@ -218,19 +183,7 @@ func (s *Store) ListTaxCodes(ctx context.Context, tenant string, includeInactive
 	if !includeInactive {
 		q += " AND is_active"
 	}
-	var codes []ledger.TaxCode
-	err := db.InTenant(ctx, s.pool, tenant, db.Snapshot, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, q+" ORDER BY code", tenant)
-		if err != nil {
-			return err
-		}
-		codes, err = pgx.CollectRows(rows, scanTaxCode)
-		return err
-	})
-	if err != nil {
-		return nil, errs.Wrap("ledger.ListTaxCodes", err)
-	}
-	return codes, nil
+	return list(ctx, s, tenant, "ledger.ListTaxCodes", scanTaxCode, q+" ORDER BY code", tenant)
 }
 
 // UpdateTaxCode applies p to a tax code under a row lock, so concurrent

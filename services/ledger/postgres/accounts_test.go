@@ -3,8 +3,6 @@ package postgres_test
 import (
 	"context"
 	"errors"
-	"io"
-	"log/slog"
 	"sync"
 	"testing"
 
@@ -16,8 +14,8 @@ import (
 
 	"github.com/ledgerplatform/ledger/pkg/db"
 	"github.com/ledgerplatform/ledger/pkg/errs"
-	"github.com/ledgerplatform/ledger/pkg/testkit"
 	"github.com/ledgerplatform/ledger/services/ledger"
+	"github.com/ledgerplatform/ledger/services/ledger/internal/ledgertest"
 	"github.com/ledgerplatform/ledger/services/ledger/postgres"
 	"github.com/ledgerplatform/ledger/services/ledger/skr04"
 )
@@ -31,12 +29,8 @@ type chartDB struct {
 
 func newChartDB(t *testing.T) *chartDB {
 	t.Helper()
-	pool, err := db.Open(context.Background(), testkit.Postgres(t, postgres.Migrations), "ledger_svc", 20)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	return &chartDB{store: postgres.New(pool, slog.New(slog.NewTextHandler(io.Discard, nil))), pool: pool}
+	pool, _ := ledgertest.DB(t, 20)
+	return &chartDB{store: ledgertest.Store(pool), pool: pool}
 }
 
 func (c *chartDB) tenant(t *testing.T) string {

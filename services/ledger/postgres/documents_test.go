@@ -3,10 +3,6 @@ package postgres_test
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"io"
-	"log/slog"
 	"sync"
 	"testing"
 
@@ -17,8 +13,8 @@ import (
 
 	"github.com/ledgerplatform/ledger/pkg/db"
 	"github.com/ledgerplatform/ledger/pkg/errs"
-	"github.com/ledgerplatform/ledger/pkg/testkit"
 	"github.com/ledgerplatform/ledger/services/ledger"
+	"github.com/ledgerplatform/ledger/services/ledger/internal/ledgertest"
 	"github.com/ledgerplatform/ledger/services/ledger/postgres"
 )
 
@@ -32,19 +28,9 @@ type drStore struct {
 
 func newDRStore(t *testing.T) *drStore {
 	t.Helper()
-	url := testkit.Postgres(t, postgres.Migrations)
+	pool, owner := ledgertest.DB(t, 4)
 	ctx := context.Background()
-	pool, err := db.Open(ctx, url, "ledger_svc", 4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	owner, err := pgxpool.New(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(owner.Close)
-	s := &drStore{Store: postgres.New(pool, slog.New(slog.NewTextHandler(io.Discard, nil))), pool: pool, owner: owner, a: uuid.NewString(), b: uuid.NewString()}
+	s := &drStore{Store: ledgertest.Store(pool), pool: pool, owner: owner, a: uuid.NewString(), b: uuid.NewString()}
 	for _, tenant := range []string{s.a, s.b} {
 		if err := s.EnsureTenant(ctx, tenant, []ledger.Account{{Number: "1800", Name: "Bank", Type: ledger.Asset}}, nil); err != nil {
 			t.Fatal(err)
@@ -88,8 +74,7 @@ func (s *drStore) exec(ctx context.Context, role, tenant, q string) error {
 }
 
 func drNewDoc(content []byte, name, mime string) ledger.Document {
-	sum := sha256.Sum256(content)
-	return ledger.Document{ID: uuid.NewString(), MimeType: mime, OriginalName: name, SizeBytes: int64(len(content)), SHA256: hex.EncodeToString(sum[:])}
+	return ledger.Document{ID: uuid.NewString(), MimeType: mime, OriginalName: name, SizeBytes: int64(len(content)), SHA256: ledgertest.SHA(content)}
 }
 
 func TestPutDocument(t *testing.T) {

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -57,51 +56,26 @@ func scanEntry(row pgx.CollectableRow) (ledger.JournalEntry, error) {
 
 // Journal lists entries in journal order.
 func (s *Store) Journal(ctx context.Context, tenant string, f ledger.JournalFilter) ([]ledger.JournalEntry, error) {
-	where := []string{"e.tenant_id = $1"}
-	args := []any{tenant}
-	add := func(cond string, v any) {
-		args = append(args, v)
-		where = append(where, strings.ReplaceAll(cond, "?", fmt.Sprintf("$%d", len(args))))
-	}
+	w := &sqlWhere{}
+	w.add("e.tenant_id = ?", tenant)
 	if f.Account != "" {
-		add("(e.account_debit = ? OR e.account_credit = ?)", f.Account)
+		w.addSame("(e.account_debit = ? OR e.account_credit = ?)", f.Account)
 	}
 	if f.From != nil {
-		add("e.booking_date >= ?", *f.From)
+		w.add("e.booking_date >= ?", *f.From)
 	}
 	if f.To != nil {
-		add("e.booking_date <= ?", *f.To)
+		w.add("e.booking_date <= ?", *f.To)
 	}
 	if f.ExternalReference != "" {
-		add("e.external_reference = ?", f.ExternalReference)
+		w.add("e.external_reference = ?", f.ExternalReference)
 	}
 	if f.Search != "" {
-		add(`(e.description ILIKE '%' || ? || '%' OR e.account_debit = ? OR e.account_credit = ? OR e.external_reference ILIKE '%' || ? || '%')`, escapeLike(f.Search))
+		w.addSame(`(e.description ILIKE '%' || ? || '%' OR e.account_debit = ? OR e.account_credit = ? OR e.external_reference ILIKE '%' || ? || '%')`, escapeLike(f.Search))
 	}
-	args = append(args, f.Limit, f.Offset)
 	q := "SELECT " + eventColumns + " FROM ledger.journal_events e JOIN ledger.intents i ON i.tenant_id = e.tenant_id AND i.id = e.intent_id WHERE " +
-		strings.Join(where, " AND ") + fmt.Sprintf(" ORDER BY e.journal_number LIMIT $%d OFFSET $%d", len(args)-1, len(args))
-	var out []ledger.JournalEntry
-	err := db.InTenant(ctx, s.pool, tenant, db.Snapshot, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, q, args...)
-		if err != nil {
-			return err
-		}
-		out, err = pgx.CollectRows(rows, scanEntry)
-		return err
-	})
-	if err != nil {
-		return nil, errs.Wrap("ledger.Journal", err)
-	}
-	if out == nil {
-		out = []ledger.JournalEntry{}
-	}
-	return out, nil
-}
-
-// escapeLike makes user text match literally inside ILIKE patterns.
-func escapeLike(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+		w.String() + fmt.Sprintf(" ORDER BY e.journal_number LIMIT %s OFFSET %s", w.next(f.Limit), w.next(f.Offset))
+	return list(ctx, s, tenant, "ledger.Journal", scanEntry, q, w.args...)
 }
 
 // IntentDetail returns an intent with its entries, totals and links.

@@ -126,23 +126,8 @@ func (s *Store) ReviewItems(ctx context.Context, tenant string, f ledger.ReviewF
 	args = append([]any{tenant}, args...)
 	n := len(args)
 	args = append(args, f.Limit, f.Offset)
-	var items []ledger.ReviewItem
-	err := db.InTenant(ctx, s.pool, tenant, db.Snapshot, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, "SELECT "+reviewColumns+` FROM ledger.review_items
-			WHERE tenant_id = $1 AND deleted_at IS NULL AND `+cond+fmt.Sprintf(" ORDER BY seq LIMIT $%d OFFSET $%d", n+1, n+2), args...)
-		if err != nil {
-			return err
-		}
-		items, err = pgx.CollectRows(rows, scanReview)
-		return err
-	})
-	if err != nil {
-		return nil, errs.Wrap("ledger.ReviewItems", err)
-	}
-	if items == nil {
-		items = []ledger.ReviewItem{}
-	}
-	return items, nil
+	return list(ctx, s, tenant, "ledger.ReviewItems", scanReview, "SELECT "+reviewColumns+` FROM ledger.review_items
+		WHERE tenant_id = $1 AND deleted_at IS NULL AND `+cond+fmt.Sprintf(" ORDER BY seq LIMIT $%d OFFSET $%d", n+1, n+2), args...)
 }
 
 // CountReviewItems counts live items of a status, and the pending ones.

@@ -161,6 +161,16 @@ type existingIntent struct {
 	documentID *string
 }
 
+// queueSet queues q, whose rows are one text column each, to mark every
+// value it returns in set.
+func queueSet(b *pgx.Batch, set map[string]bool, q string, args ...any) {
+	b.Queue(q, args...).Query(func(rows pgx.Rows) error {
+		var v string
+		_, err := pgx.ForEachRow(rows, []any{&v}, func() error { set[v] = true; return nil })
+		return err
+	})
+}
+
 func (s *Store) commitBatch(tenant string, batch []*postReq) ([]postResult, error) {
 	results := make([]postResult, len(batch))
 	ctx := context.Background() // a client giving up must not abort the others' commit
@@ -213,11 +223,7 @@ func (s *Store) commitBatch(tenant string, batch []*postReq) ([]postResult, erro
 			return err
 		})
 		if len(fingerprints) > 0 {
-			b.Queue("SELECT fingerprint FROM ledger.intents WHERE tenant_id = $1 AND fingerprint = ANY($2) AND created_at > now() - interval '30 days'", tenant, fingerprints).Query(func(rows pgx.Rows) error {
-				var f string
-				_, err := pgx.ForEachRow(rows, []any{&f}, func() error { dupes[f] = true; return nil })
-				return err
-			})
+			queueSet(b, dupes, "SELECT fingerprint FROM ledger.intents WHERE tenant_id = $1 AND fingerprint = ANY($2) AND created_at > now() - interval '30 days'", tenant, fingerprints)
 		}
 		b.Queue("SELECT id::text, event_count, document_id::text FROM ledger.intents WHERE tenant_id = $1 AND id = ANY($2::uuid[])", tenant, ids).Query(func(rows pgx.Rows) error {
 			var id string
@@ -226,11 +232,7 @@ func (s *Store) commitBatch(tenant string, batch []*postReq) ([]postResult, erro
 			return err
 		})
 		if len(reverses) > 0 {
-			b.Queue("SELECT reverses::text FROM ledger.intents WHERE tenant_id = $1 AND reverses = ANY($2::uuid[])", tenant, reverses).Query(func(rows pgx.Rows) error {
-				var id string
-				_, err := pgx.ForEachRow(rows, []any{&id}, func() error { reversed[id] = true; return nil })
-				return err
-			})
+			queueSet(b, reversed, "SELECT reverses::text FROM ledger.intents WHERE tenant_id = $1 AND reverses = ANY($2::uuid[])", tenant, reverses)
 		}
 		if len(idemKeys) > 0 {
 			queueIdemLookup(b, tenant, idemScopes, idemKeys, keys)

@@ -4,36 +4,29 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"math/rand/v2"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
 	"github.com/ledgerplatform/ledger/contracts/money"
-	"github.com/ledgerplatform/ledger/pkg/auth"
 	"github.com/ledgerplatform/ledger/pkg/db"
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/pkg/idem"
-	"github.com/ledgerplatform/ledger/pkg/testkit"
 	"github.com/ledgerplatform/ledger/services/ledger"
-	"github.com/ledgerplatform/ledger/services/ledger/postgres"
+	"github.com/ledgerplatform/ledger/services/ledger/internal/ledgertest"
 )
 
 func smallSeed() ([]ledger.Account, []ledger.TaxCode) {
-	acc := func(n, name, typ string) ledger.Account { return ledger.Account{Number: n, Name: name, Type: typ} }
 	self := "3837"
 	return []ledger.Account{
-			acc("1200", "Forderungen", ledger.Asset), acc("1406", "Vorsteuer 19 %", ledger.Asset), acc("1407", "Vorsteuer §13b", ledger.Asset),
-			acc("1800", "Bank", ledger.Asset), acc("2000", "Gezeichnetes Kapital", ledger.Equity), acc("3300", "Verbindlichkeiten LuL", ledger.Liability),
-			acc("3806", "Umsatzsteuer 19 %", ledger.Liability), acc("3837", "USt §13b", ledger.Liability), acc("4400", "Erlöse 19 %", ledger.Revenue),
-			acc("6310", "Miete", ledger.Expense), acc("6815", "Bürobedarf", ledger.Expense), acc("5925", "Fremdleistungen §13b", ledger.Expense),
+			ledgertest.Acc("1200", "Forderungen", ledger.Asset), ledgertest.Acc("1406", "Vorsteuer 19 %", ledger.Asset), ledgertest.Acc("1407", "Vorsteuer §13b", ledger.Asset),
+			ledgertest.Acc("1800", "Bank", ledger.Asset), ledgertest.Acc("2000", "Gezeichnetes Kapital", ledger.Equity), ledgertest.Acc("3300", "Verbindlichkeiten LuL", ledger.Liability),
+			ledgertest.Acc("3806", "Umsatzsteuer 19 %", ledger.Liability), ledgertest.Acc("3837", "USt §13b", ledger.Liability), ledgertest.Acc("4400", "Erlöse 19 %", ledger.Revenue),
+			ledgertest.Acc("6310", "Miete", ledger.Expense), ledgertest.Acc("6815", "Bürobedarf", ledger.Expense), ledgertest.Acc("5925", "Fremdleistungen §13b", ledger.Expense),
 		}, []ledger.TaxCode{
 			{Code: "VSt19", Label: "Vorsteuer 19 %", Kind: ledger.TaxInput, Rate: money.MustParse("19"), VATAccount: "1406", DATEVKey: "9"},
 			{Code: "USt19", Label: "Umsatzsteuer 19 %", Kind: ledger.TaxOutput, Rate: money.MustParse("19"), VATAccount: "3806", DATEVKey: "3"},
@@ -41,48 +34,19 @@ func smallSeed() ([]ledger.Account, []ledger.TaxCode) {
 		}
 }
 
-type env struct {
-	svc    *ledger.Service
-	owner  *pgxpool.Pool
-	tenant string
-	claims *auth.Claims
-}
+// env is one test's ledger with smallSeed.
+type env struct{ *ledgertest.Env }
 
-func newEnv(t *testing.T) *env {
-	t.Helper()
-	url := testkit.Postgres(t, postgres.Migrations)
-	ctx := context.Background()
-	pool, err := db.Open(ctx, url, "ledger_svc", 20)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	owner, err := pgxpool.New(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(owner.Close)
-	tenant := uuid.NewString()
-	return &env{
-		svc:    ledger.New(postgres.New(pool, slog.New(slog.NewTextHandler(io.Discard, nil))), smallSeed),
-		owner:  owner,
-		tenant: tenant,
-		claims: &auth.Claims{TenantID: tenant, KeyID: uuid.NewString(), KeyPrefix: "lgr_abcdefgh", Label: "test", Scopes: []string{"admin"}, Surface: "api"},
-	}
-}
+func newEnv(t *testing.T) *env { return &env{ledgertest.NewEnv(t, 20, smallSeed)} }
 
 func (e *env) req(key string, body any) ledger.Request {
 	b, _ := json.Marshal(body)
-	return ledger.Request{Claims: e.claims, IdempotencyKey: key, Body: b, Channel: "rest"}
-}
-
-func line(debit, credit, amount, tax string) ledger.Line {
-	return ledger.Line{AccountDebit: debit, AccountCredit: credit, Amount: money.MustParse(amount), TaxCode: tax}
+	return ledger.Request{Claims: e.Claims, IdempotencyKey: key, Body: b, Channel: "rest"}
 }
 
 func (e *env) book(t *testing.T, b ledger.Booking) ledger.Posted {
 	t.Helper()
-	p, _, err := e.svc.Book(context.Background(), e.req("", b), b, "", "")
+	p, _, err := e.Svc.Book(context.Background(), e.req("", b), b, "", "")
 	if err != nil {
 		t.Fatalf("Book(%+v): %v", b, err)
 	}
@@ -92,40 +56,72 @@ func (e *env) book(t *testing.T, b ledger.Booking) ledger.Posted {
 func TestTaxSplit(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	p := e.book(t, ledger.Booking{BookingDate: "2025-03-01", Description: "Büromaterial", Lines: []ledger.Line{line("6815", "1800", "119.00", "VSt19")}})
-	if p.EventCount != 2 {
-		t.Fatalf("event_count %d, want 2", p.EventCount)
-	}
-	d, err := e.svc.Intent(context.Background(), e.tenant, p.IntentID)
-	if err != nil {
-		t.Fatal(err)
-	}
 	type row struct{ Debit, Credit, Amount string }
-	var got []row
-	for _, en := range d.Entries {
-		got = append(got, row{en.AccountDebit, en.AccountCredit, en.Amount.StringFixed(2)})
+	for _, tc := range []struct {
+		name string
+		b    ledger.Booking
+		want []row
+	}{
+		{"input VAT split", ledger.Booking{BookingDate: "2025-03-01", Description: "Büromaterial", Lines: []ledger.Line{ledgertest.Line("6815", "1800", "119.00", "VSt19")}},
+			[]row{{"6815", "1800", "100.00"}, {"1406", "1800", "19.00"}}},
+		{"output VAT split", ledger.Booking{BookingDate: "2025-03-02", Description: "Rechnung 1", Lines: []ledger.Line{ledgertest.Line("1200", "4400", "1190.00", "USt19")}},
+			[]row{{"1200", "4400", "1000.00"}, {"1200", "3806", "190.00"}}},
+		{"reverse charge", ledger.Booking{BookingDate: "2025-03-03", Description: "Bauleistung §13b", Lines: []ledger.Line{ledgertest.Line("5925", "3300", "1000.00", "RC19")}},
+			[]row{{"5925", "3300", "1000.00"}, {"1407", "3837", "190.00"}}},
+	} {
+		p := e.book(t, tc.b)
+		if p.EventCount != len(tc.want) {
+			t.Fatalf("%s: event_count %d, want %d", tc.name, p.EventCount, len(tc.want))
+		}
+		d, err := e.Svc.Intent(context.Background(), e.Tenant, p.IntentID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []row
+		for _, en := range d.Entries {
+			got = append(got, row{en.AccountDebit, en.AccountCredit, en.Amount.StringFixed(2)})
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Fatalf("%s (-want +got):\n%s", tc.name, diff)
+		}
 	}
-	want := []row{{"6815", "1800", "100.00"}, {"1406", "1800", "19.00"}}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Fatalf("input VAT split (-want +got):\n%s", diff)
-	}
-	p = e.book(t, ledger.Booking{BookingDate: "2025-03-02", Description: "Rechnung 1", Lines: []ledger.Line{line("1200", "4400", "1190.00", "USt19")}})
-	d, _ = e.svc.Intent(context.Background(), e.tenant, p.IntentID)
-	got = nil
-	for _, en := range d.Entries {
-		got = append(got, row{en.AccountDebit, en.AccountCredit, en.Amount.StringFixed(2)})
-	}
-	if diff := cmp.Diff([]row{{"1200", "4400", "1000.00"}, {"1200", "3806", "190.00"}}, got); diff != "" {
-		t.Fatalf("output VAT split (-want +got):\n%s", diff)
-	}
-	p = e.book(t, ledger.Booking{BookingDate: "2025-03-03", Description: "Bauleistung §13b", Lines: []ledger.Line{line("5925", "3300", "1000.00", "RC19")}})
-	d, _ = e.svc.Intent(context.Background(), e.tenant, p.IntentID)
-	got = nil
-	for _, en := range d.Entries {
-		got = append(got, row{en.AccountDebit, en.AccountCredit, en.Amount.StringFixed(2)})
-	}
-	if diff := cmp.Diff([]row{{"5925", "3300", "1000.00"}, {"1407", "3837", "190.00"}}, got); diff != "" {
-		t.Fatalf("reverse charge (-want +got):\n%s", diff)
+}
+
+// TestJournalFilters: each filter of the journal list narrows it, the
+// account and search filters on either side of a line.
+func TestJournalFilters(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	e.book(t, ledger.Booking{BookingDate: "2025-02-01", Description: "Miete Februar", Lines: []ledger.Line{ledgertest.Line("6310", "1800", "1500", "")}})
+	e.book(t, ledger.Booking{BookingDate: "2025-02-10", Description: "Büro 100%", Lines: []ledger.Line{ledgertest.Line("6815", "3300", "20", "")}})
+	day := func(s string) *time.Time { d, _ := time.Parse(time.DateOnly, s); return &d }
+	for _, tc := range []struct {
+		name string
+		f    ledger.JournalFilter
+		want []string // descriptions in journal order
+	}{
+		{"all", ledger.JournalFilter{}, []string{"Miete Februar", "Büro 100%"}},
+		{"debit account", ledger.JournalFilter{Account: "6310"}, []string{"Miete Februar"}},
+		{"credit account", ledger.JournalFilter{Account: "3300"}, []string{"Büro 100%"}},
+		{"from", ledger.JournalFilter{From: day("2025-02-05")}, []string{"Büro 100%"}},
+		{"to", ledger.JournalFilter{To: day("2025-02-05")}, []string{"Miete Februar"}},
+		{"search text", ledger.JournalFilter{Search: "miete"}, []string{"Miete Februar"}},
+		{"search account", ledger.JournalFilter{Search: "3300"}, []string{"Büro 100%"}},
+		{"search percent literally", ledger.JournalFilter{Search: "100%"}, []string{"Büro 100%"}},
+		{"offset", ledger.JournalFilter{Offset: 1}, []string{"Büro 100%"}},
+		{"limit", ledger.JournalFilter{Limit: 1}, []string{"Miete Februar"}},
+	} {
+		if tc.f.Limit == 0 {
+			tc.f.Limit = 100
+		}
+		got, err := e.Svc.Journal(ctx, e.Tenant, tc.f)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if diff := cmp.Diff(tc.want, ledgertest.Strings(got, func(en ledger.JournalEntry) string { return en.Description })); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
+		}
 	}
 }
 
@@ -141,8 +137,8 @@ func TestConcurrentPostingsGapless(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			b := ledger.Booking{BookingDate: "2025-04-01", Description: fmt.Sprintf("Posting %d", i), Lines: []ledger.Line{line("6815", "1800", fmt.Sprintf("%d.%02d", 1+i, i%100), "VSt19")}}
-			if _, _, err := e.svc.Book(context.Background(), e.req("", b), b, "", ""); err != nil {
+			b := ledger.Booking{BookingDate: "2025-04-01", Description: fmt.Sprintf("Posting %d", i), Lines: []ledger.Line{ledgertest.Line("6815", "1800", fmt.Sprintf("%d.%02d", 1+i, i%100), "VSt19")}}
+			if _, _, err := e.Svc.Book(context.Background(), e.req("", b), b, "", ""); err != nil {
 				errc <- err
 			}
 		}()
@@ -153,13 +149,13 @@ func TestConcurrentPostingsGapless(t *testing.T) {
 		t.Fatal(err)
 	}
 	var count, min, max int64
-	if err := e.owner.QueryRow(context.Background(), "SELECT count(*), min(journal_number), max(journal_number) FROM ledger.journal_events WHERE tenant_id = $1", e.tenant).Scan(&count, &min, &max); err != nil {
+	if err := e.Owner.QueryRow(context.Background(), "SELECT count(*), min(journal_number), max(journal_number) FROM ledger.journal_events WHERE tenant_id = $1", e.Tenant).Scan(&count, &min, &max); err != nil {
 		t.Fatal(err)
 	}
 	if count != 2*n || min != 1 || max != 2*n {
 		t.Fatalf("numbers: count %d min %d max %d, want %d gapless from 1", count, min, max, 2*n)
 	}
-	v, err := e.svc.Verify(context.Background(), e.tenant)
+	v, err := e.Svc.Verify(context.Background(), e.Tenant)
 	if err != nil || !v.OK || v.Events != 2*n {
 		t.Fatalf("verify: %+v %v", v, err)
 	}
@@ -171,13 +167,13 @@ func TestTamperDetected(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	for i := 0; i < 5; i++ {
-		e.book(t, ledger.Booking{BookingDate: "2025-05-01", Description: fmt.Sprintf("Miete %d", i), Lines: []ledger.Line{line("6310", "1800", "1500", "")}})
+		e.book(t, ledger.Booking{BookingDate: "2025-05-01", Description: fmt.Sprintf("Miete %d", i), Lines: []ledger.Line{ledgertest.Line("6310", "1800", "1500", "")}})
 	}
 	ctx := context.Background()
-	if v, _ := e.svc.Verify(ctx, e.tenant); !v.OK {
+	if v, _ := e.Svc.Verify(ctx, e.Tenant); !v.OK {
 		t.Fatalf("chain broken before tampering: %+v", v)
 	}
-	conn, err := e.owner.Acquire(ctx)
+	conn, err := e.Owner.Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,13 +181,13 @@ func TestTamperDetected(t *testing.T) {
 	if _, err := conn.Exec(ctx, "SET session_replication_role = replica"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := conn.Exec(ctx, "UPDATE ledger.journal_events SET amount = 15.00 WHERE tenant_id = $1 AND journal_number = 3", e.tenant); err != nil {
+	if _, err := conn.Exec(ctx, "UPDATE ledger.journal_events SET amount = 15.00 WHERE tenant_id = $1 AND journal_number = 3", e.Tenant); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := conn.Exec(ctx, "SET session_replication_role = origin"); err != nil {
 		t.Fatal(err)
 	}
-	v, err := e.svc.Verify(ctx, e.tenant)
+	v, err := e.Svc.Verify(ctx, e.Tenant)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,42 +201,26 @@ func TestTamperDetected(t *testing.T) {
 func TestAppendOnly(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.book(t, ledger.Booking{BookingDate: "2025-05-01", Description: "Miete", Lines: []ledger.Line{line("6310", "1800", "1500", "")}})
-	ctx := context.Background()
-	for _, q := range []string{
+	e.book(t, ledger.Booking{BookingDate: "2025-05-01", Description: "Miete", Lines: []ledger.Line{ledgertest.Line("6310", "1800", "1500", "")}})
+	ledgertest.Refused(t, e.Owner,
 		"UPDATE ledger.journal_events SET amount = 1",
 		"DELETE FROM ledger.journal_events",
 		"UPDATE ledger.intents SET description = 'x'",
 		"DELETE FROM ledger.intents",
 		"TRUNCATE ledger.journal_events CASCADE",
-	} {
-		for _, role := range []string{"ledger_svc", "postgres"} {
-			tx, err := e.owner.Begin(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := tx.Exec(ctx, "SET LOCAL ROLE "+role); err != nil {
-				t.Fatal(err)
-			}
-			_, err = tx.Exec(ctx, q)
-			tx.Rollback(ctx)
-			if err == nil {
-				t.Errorf("%s as %s succeeded", q, role)
-			}
-		}
-	}
+	)
 }
 
 func TestIdempotency(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	ctx := context.Background()
-	b := ledger.Booking{BookingDate: "2025-06-01", Description: "Idem", Lines: []ledger.Line{line("6815", "1800", "50", "")}}
-	first, replay, err := e.svc.Book(ctx, e.req("k1", b), b, "", "")
+	b := ledger.Booking{BookingDate: "2025-06-01", Description: "Idem", Lines: []ledger.Line{ledgertest.Line("6815", "1800", "50", "")}}
+	first, replay, err := e.Svc.Book(ctx, e.req("k1", b), b, "", "")
 	if err != nil || replay != nil {
 		t.Fatalf("first: %v %v", replay, err)
 	}
-	_, replay, err = e.svc.Book(ctx, e.req("k1", b), b, "", "")
+	_, replay, err = e.Svc.Book(ctx, e.req("k1", b), b, "", "")
 	if err != nil || replay == nil || replay.Status != 201 {
 		t.Fatalf("replay: %+v %v", replay, err)
 	}
@@ -251,26 +231,24 @@ func TestIdempotency(t *testing.T) {
 	}
 	other := b
 	other.Description = "Other"
-	if _, _, err := e.svc.Book(ctx, e.req("k1", other), other, "", ""); !errs.Is(err, errs.IdempotencyKeyReused) {
+	if _, _, err := e.Svc.Book(ctx, e.req("k1", other), other, "", ""); !errs.Is(err, errs.IdempotencyKeyReused) {
 		t.Fatalf("other body: %v, want IDEMPOTENCY_KEY_REUSED", err)
 	}
 	// Concurrent duplicates: exactly one posting.
-	b2 := ledger.Booking{BookingDate: "2025-06-02", Description: "Race", Lines: []ledger.Line{line("6815", "1800", "51", "")}, SkipDuplicateCheck: true}
+	b2 := ledger.Booking{BookingDate: "2025-06-02", Description: "Race", Lines: []ledger.Line{ledgertest.Line("6815", "1800", "51", "")}, SkipDuplicateCheck: true}
 	var wg sync.WaitGroup
 	for i := 0; i < 20; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, _, err := e.svc.Book(ctx, e.req("k2", b2), b2, "", "")
+			_, _, err := e.Svc.Book(ctx, e.req("k2", b2), b2, "", "")
 			if err != nil && !errs.Is(err, errs.IdempotencyKeyInProgress) {
 				t.Errorf("concurrent duplicate: %v", err)
 			}
 		}()
 	}
 	wg.Wait()
-	var n int
-	e.owner.QueryRow(ctx, "SELECT count(*) FROM ledger.intents WHERE tenant_id = $1 AND description = 'Race'", e.tenant).Scan(&n)
-	if n != 1 {
+	if n := e.Count(t, "SELECT count(*) FROM ledger.intents WHERE tenant_id = $1 AND description = 'Race'", e.Tenant); n != 1 {
 		t.Fatalf("%d intents for one idempotency key", n)
 	}
 }
@@ -279,28 +257,28 @@ func TestReversalAndDuplicates(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	ctx := context.Background()
-	b := ledger.Booking{BookingDate: "2025-07-01", Description: "Miete Juli", Lines: []ledger.Line{line("6310", "1800", "1500", "")}}
+	b := ledger.Booking{BookingDate: "2025-07-01", Description: "Miete Juli", Lines: []ledger.Line{ledgertest.Line("6310", "1800", "1500", "")}}
 	p := e.book(t, b)
-	if _, _, err := e.svc.Book(ctx, e.req("", b), b, "", ""); !errs.Is(err, errs.DuplicateBooking) {
+	if _, _, err := e.Svc.Book(ctx, e.req("", b), b, "", ""); !errs.Is(err, errs.DuplicateBooking) {
 		t.Fatalf("duplicate: %v", err)
 	}
 	b.SkipDuplicateCheck = true
 	e.book(t, b)
-	rev, _, err := e.svc.Reverse(ctx, e.req("", nil), ledger.ReverseRequest{IntentID: p.IntentID, Reason: "falsch"})
+	rev, _, err := e.Svc.Reverse(ctx, e.req("", nil), ledger.ReverseRequest{IntentID: p.IntentID, Reason: "falsch"})
 	if err != nil || rev.EventCount != 1 {
 		t.Fatalf("reverse: %+v %v", rev, err)
 	}
-	if _, _, err := e.svc.Reverse(ctx, e.req("", nil), ledger.ReverseRequest{IntentID: p.IntentID}); !errs.Is(err, errs.AlreadyReversed) {
+	if _, _, err := e.Svc.Reverse(ctx, e.req("", nil), ledger.ReverseRequest{IntentID: p.IntentID}); !errs.Is(err, errs.AlreadyReversed) {
 		t.Fatalf("second reversal: %v", err)
 	}
-	if _, _, err := e.svc.Reverse(ctx, e.req("", nil), ledger.ReverseRequest{IntentID: rev.ReversalIntentID}); !errs.Is(err, errs.CannotReverseReversal) {
+	if _, _, err := e.Svc.Reverse(ctx, e.req("", nil), ledger.ReverseRequest{IntentID: rev.ReversalIntentID}); !errs.Is(err, errs.CannotReverseReversal) {
 		t.Fatalf("reversing a reversal: %v", err)
 	}
-	d, _ := e.svc.Intent(ctx, e.tenant, p.IntentID)
+	d, _ := e.Svc.Intent(ctx, e.Tenant, p.IntentID)
 	if diff := cmp.Diff([]ledger.LinkedIntent{{IntentID: rev.ReversalIntentID, Relation: "reversed_by"}}, d.LinkedIntents); diff != "" {
 		t.Fatalf("links (-want +got):\n%s", diff)
 	}
-	r, _ := e.svc.Intent(ctx, e.tenant, rev.ReversalIntentID)
+	r, _ := e.Svc.Intent(ctx, e.Tenant, rev.ReversalIntentID)
 	if r.Entries[0].AccountDebit != "1800" || r.Entries[0].AccountCredit != "6310" {
 		t.Fatalf("reversal not mirrored: %+v", r.Entries[0])
 	}
@@ -312,7 +290,7 @@ func TestLockRace(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	ctx := context.Background()
-	e.book(t, ledger.Booking{BookingDate: "2025-08-01", Description: "vorher", Lines: []ledger.Line{line("6310", "1800", "1", "")}})
+	e.book(t, ledger.Booking{BookingDate: "2025-08-01", Description: "vorher", Lines: []ledger.Line{ledgertest.Line("6310", "1800", "1", "")}})
 	var wg sync.WaitGroup
 	var lockedAt time.Time
 	var mu sync.Mutex
@@ -320,14 +298,14 @@ func TestLockRace(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			b := ledger.Booking{BookingDate: "2025-08-15", Description: fmt.Sprintf("race %d", i), Lines: []ledger.Line{line("6310", "1800", "2", "")}}
-			_, _, err := e.svc.Book(ctx, e.req("", b), b, "", "")
+			b := ledger.Booking{BookingDate: "2025-08-15", Description: fmt.Sprintf("race %d", i), Lines: []ledger.Line{ledgertest.Line("6310", "1800", "2", "")}}
+			_, _, err := e.Svc.Book(ctx, e.req("", b), b, "", "")
 			if err != nil && !errs.Is(err, errs.PeriodLocked) {
 				t.Errorf("posting: %v", err)
 			}
 		}()
 		if i == 25 {
-			if err := e.svc.SetPeriodLock(ctx, e.tenant, "2025-08", "soft-locked", "tester"); err != nil {
+			if err := e.Svc.SetPeriodLock(ctx, e.Tenant, "2025-08", "soft-locked", "tester"); err != nil {
 				t.Fatal(err)
 			}
 			mu.Lock()
@@ -337,15 +315,15 @@ func TestLockRace(t *testing.T) {
 	}
 	wg.Wait()
 	var after int
-	if err := e.owner.QueryRow(ctx, `SELECT count(*) FROM ledger.journal_events e JOIN ledger.period_locks l ON l.tenant_id = e.tenant_id AND l.period = '2025-08'
-		WHERE e.tenant_id = $1 AND e.captured_at > l.changed_at`, e.tenant).Scan(&after); err != nil {
+	if err := e.Owner.QueryRow(ctx, `SELECT count(*) FROM ledger.journal_events e JOIN ledger.period_locks l ON l.tenant_id = e.tenant_id AND l.period = '2025-08'
+		WHERE e.tenant_id = $1 AND e.captured_at > l.changed_at`, e.Tenant).Scan(&after); err != nil {
 		t.Fatal(err)
 	}
 	if after != 0 {
 		t.Fatalf("%d events captured after the lock committed", after)
 	}
-	b := ledger.Booking{BookingDate: "2025-08-20", Description: "danach", Lines: []ledger.Line{line("6310", "1800", "3", "")}}
-	if _, _, err := e.svc.Book(ctx, e.req("", b), b, "", ""); !errs.Is(err, errs.PeriodLocked) {
+	b := ledger.Booking{BookingDate: "2025-08-20", Description: "danach", Lines: []ledger.Line{ledgertest.Line("6310", "1800", "3", "")}}
+	if _, _, err := e.Svc.Book(ctx, e.req("", b), b, "", ""); !errs.Is(err, errs.PeriodLocked) {
 		t.Fatalf("posting into a locked period: %v", err)
 	}
 	_ = lockedAt
@@ -372,10 +350,10 @@ func TestBalanceProperty(t *testing.T) {
 			if amt == "0.00" {
 				amt = "0.01"
 			}
-			lines = append(lines, line(d, c, amt, codes[r.IntN(len(codes))]))
+			lines = append(lines, ledgertest.Line(d, c, amt, codes[r.IntN(len(codes))]))
 		}
 		p := e.book(t, ledger.Booking{BookingDate: "2025-09-01", Description: fmt.Sprintf("random %d", i), Lines: lines, SkipDuplicateCheck: true})
-		d, err := e.svc.Intent(context.Background(), e.tenant, p.IntentID)
+		d, err := e.Svc.Intent(context.Background(), e.Tenant, p.IntentID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -392,9 +370,9 @@ func TestBalanceProperty(t *testing.T) {
 			t.Fatalf("intent %d: events total %s, lines total %s", i, posted, gross)
 		}
 	}
-	rows, err := e.owner.Query(context.Background(), `SELECT account, sum(amt)::text FROM (
+	rows, err := e.Owner.Query(context.Background(), `SELECT account, sum(amt)::text FROM (
 		SELECT account_debit AS account, amount AS amt FROM ledger.journal_events WHERE tenant_id = $1
-		UNION ALL SELECT account_credit, -amount FROM ledger.journal_events WHERE tenant_id = $1) x GROUP BY account`, e.tenant)
+		UNION ALL SELECT account_credit, -amount FROM ledger.journal_events WHERE tenant_id = $1) x GROUP BY account`, e.Tenant)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -421,24 +399,22 @@ func TestInvalidBookingWritesNothing(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	bad := []ledger.Booking{
-		{BookingDate: "2025-02-30", Description: "x", Lines: []ledger.Line{line("6815", "1800", "1", "")}},
-		{BookingDate: "2025-02-01", Description: "", Lines: []ledger.Line{line("6815", "1800", "1", "")}},
+		{BookingDate: "2025-02-30", Description: "x", Lines: []ledger.Line{ledgertest.Line("6815", "1800", "1", "")}},
+		{BookingDate: "2025-02-01", Description: "", Lines: []ledger.Line{ledgertest.Line("6815", "1800", "1", "")}},
 		{BookingDate: "2025-02-01", Description: "x"},
-		{BookingDate: "2025-02-01", Description: "x", Lines: []ledger.Line{line("6815", "6815", "1", "")}},
-		{BookingDate: "2025-02-01", Description: "x", Lines: []ledger.Line{line("6815", "9999", "1", "")}},
-		{BookingDate: "2025-02-01", Description: "x", Lines: []ledger.Line{line("6815", "1800", "1.001", "")}},
-		{BookingDate: "2025-02-01", Description: "x", Lines: []ledger.Line{line("6815", "1800", "-1", "")}},
-		{BookingDate: "2025-02-01", Description: "x", Lines: []ledger.Line{line("6815", "1800", "1", "NOPE")}},
-		{BookingDate: "2025-02-01", Description: "x", Lines: []ledger.Line{line("6815", "1800", "1", ""), line("6815", "1800", "0", "")}},
+		{BookingDate: "2025-02-01", Description: "x", Lines: []ledger.Line{ledgertest.Line("6815", "6815", "1", "")}},
+		{BookingDate: "2025-02-01", Description: "x", Lines: []ledger.Line{ledgertest.Line("6815", "9999", "1", "")}},
+		{BookingDate: "2025-02-01", Description: "x", Lines: []ledger.Line{ledgertest.Line("6815", "1800", "1.001", "")}},
+		{BookingDate: "2025-02-01", Description: "x", Lines: []ledger.Line{ledgertest.Line("6815", "1800", "-1", "")}},
+		{BookingDate: "2025-02-01", Description: "x", Lines: []ledger.Line{ledgertest.Line("6815", "1800", "1", "NOPE")}},
+		{BookingDate: "2025-02-01", Description: "x", Lines: []ledger.Line{ledgertest.Line("6815", "1800", "1", ""), ledgertest.Line("6815", "1800", "0", "")}},
 	}
 	for _, b := range bad {
-		if _, _, err := e.svc.Book(ctx, e.req("", b), b, "", ""); !errs.Is(err, errs.InvalidInput) {
+		if _, _, err := e.Svc.Book(ctx, e.req("", b), b, "", ""); !errs.Is(err, errs.InvalidInput) {
 			t.Errorf("%+v: %v, want INVALID_INPUT", b, err)
 		}
 	}
-	var n int
-	e.owner.QueryRow(ctx, "SELECT count(*) FROM ledger.journal_events").Scan(&n)
-	if n != 0 {
+	if n := e.Count(t, "SELECT count(*) FROM ledger.journal_events"); n != 0 {
 		t.Fatalf("%d events written by invalid bookings", n)
 	}
 }
@@ -449,29 +425,29 @@ func TestAdjustmentPeriod(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	ctx := context.Background()
-	e.book(t, ledger.Booking{BookingDate: "2025-12-31", Description: "Dezember", Lines: []ledger.Line{line("6310", "1800", "10", "")}})
-	if err := e.svc.SetPeriodLock(ctx, e.tenant, "2025-12", "hard-locked", "tester"); err != nil {
+	e.book(t, ledger.Booking{BookingDate: "2025-12-31", Description: "Dezember", Lines: []ledger.Line{ledgertest.Line("6310", "1800", "10", "")}})
+	if err := e.Svc.SetPeriodLock(ctx, e.Tenant, "2025-12", "hard-locked", "tester"); err != nil {
 		t.Fatal(err)
 	}
-	closing := ledger.Booking{BookingDate: "2025-12-31", Description: "Abschlussbuchung", Period: "2025-13", Lines: []ledger.Line{line("6310", "3300", "99", "")}}
-	if _, _, err := e.svc.Book(ctx, e.req("", closing), closing, "", ""); !errs.Is(err, errs.NotFound) {
+	closing := ledger.Booking{BookingDate: "2025-12-31", Description: "Abschlussbuchung", Period: "2025-13", Lines: []ledger.Line{ledgertest.Line("6310", "3300", "99", "")}}
+	if _, _, err := e.Svc.Book(ctx, e.req("", closing), closing, "", ""); !errs.Is(err, errs.NotFound) {
 		t.Fatalf("posting into a missing adjustment period: %v, want NOT_FOUND", err)
 	}
 	wrongYear := closing
 	wrongYear.Period = "2024-13"
-	if _, _, err := e.svc.Book(ctx, e.req("", wrongYear), wrongYear, "", ""); !errs.Is(err, errs.InvalidInput) {
+	if _, _, err := e.Svc.Book(ctx, e.req("", wrongYear), wrongYear, "", ""); !errs.Is(err, errs.InvalidInput) {
 		t.Fatalf("adjustment period of another year: %v, want INVALID_INPUT", err)
 	}
-	if err := e.svc.SetPeriodLock(ctx, e.tenant, "2025-13", "open", "tester"); err != nil {
+	if err := e.Svc.SetPeriodLock(ctx, e.Tenant, "2025-13", "open", "tester"); err != nil {
 		t.Fatal(err)
 	}
 	p := e.book(t, closing)
-	d, _ := e.svc.Intent(ctx, e.tenant, p.IntentID)
+	d, _ := e.Svc.Intent(ctx, e.Tenant, p.IntentID)
 	if d.Period != "2025-13" {
 		t.Fatalf("period %q, want 2025-13", d.Period)
 	}
-	plain := ledger.Booking{BookingDate: "2025-12-30", Description: "zu spät", Lines: []ledger.Line{line("6310", "1800", "1", "")}}
-	if _, _, err := e.svc.Book(ctx, e.req("", plain), plain, "", ""); !errs.Is(err, errs.PeriodLocked) {
+	plain := ledger.Booking{BookingDate: "2025-12-30", Description: "zu spät", Lines: []ledger.Line{ledgertest.Line("6310", "1800", "1", "")}}
+	if _, _, err := e.Svc.Book(ctx, e.req("", plain), plain, "", ""); !errs.Is(err, errs.PeriodLocked) {
 		t.Fatalf("posting into the hard-locked month: %v", err)
 	}
 }
@@ -481,12 +457,12 @@ func TestJournalFeed(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	for i := 0; i < 7; i++ {
-		e.book(t, ledger.Booking{BookingDate: fmt.Sprintf("2025-0%d-01", 1+i%3), Description: fmt.Sprintf("Feed %d", i), Lines: []ledger.Line{line("6815", "1800", "119", "VSt19")}})
+		e.book(t, ledger.Booking{BookingDate: fmt.Sprintf("2025-0%d-01", 1+i%3), Description: fmt.Sprintf("Feed %d", i), Lines: []ledger.Line{ledgertest.Line("6815", "1800", "119", "VSt19")}})
 	}
 	var got []int64
 	after := int64(0)
 	for {
-		f, err := e.svc.JournalFeed(ctx, ledgerv1.JournalFeedRequest{TenantID: e.tenant, After: after, Limit: 4})
+		f, err := e.Svc.JournalFeed(ctx, ledgerv1.JournalFeedRequest{TenantID: e.Tenant, After: after, Limit: 4})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -507,11 +483,11 @@ func TestJournalFeed(t *testing.T) {
 	if len(got) != 14 || got[0] != 1 || got[13] != 14 {
 		t.Fatalf("feed numbers %v", got)
 	}
-	f, err := e.svc.JournalFeed(ctx, ledgerv1.JournalFeedRequest{TenantID: e.tenant, Limit: 100, From: "2025-02-01", To: "2025-02-28"})
+	f, err := e.Svc.JournalFeed(ctx, ledgerv1.JournalFeedRequest{TenantID: e.Tenant, Limit: 100, From: "2025-02-01", To: "2025-02-28"})
 	if err != nil || len(f.Lines) != 4 {
 		t.Fatalf("date-filtered feed: %d lines, %v", len(f.Lines), err)
 	}
-	if _, err := e.svc.JournalFeed(ctx, ledgerv1.JournalFeedRequest{TenantID: e.tenant, Limit: 0}); !errs.Is(err, errs.InvalidInput) {
+	if _, err := e.Svc.JournalFeed(ctx, ledgerv1.JournalFeedRequest{TenantID: e.Tenant, Limit: 0}); !errs.Is(err, errs.InvalidInput) {
 		t.Fatalf("limit 0: %v", err)
 	}
 }
@@ -521,10 +497,10 @@ func TestJournalFeed(t *testing.T) {
 func TestSkippedCheckStillCounts(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	b := ledger.Booking{BookingDate: "2025-10-01", Description: "Miete Oktober", Lines: []ledger.Line{line("6310", "1800", "1500", "")}, SkipDuplicateCheck: true}
+	b := ledger.Booking{BookingDate: "2025-10-01", Description: "Miete Oktober", Lines: []ledger.Line{ledgertest.Line("6310", "1800", "1500", "")}, SkipDuplicateCheck: true}
 	e.book(t, b)
 	b.SkipDuplicateCheck = false
-	if _, _, err := e.svc.Book(context.Background(), e.req("", b), b, "", ""); !errs.Is(err, errs.DuplicateBooking) {
+	if _, _, err := e.Svc.Book(context.Background(), e.req("", b), b, "", ""); !errs.Is(err, errs.DuplicateBooking) {
 		t.Fatalf("duplicate of a skipped-check booking: %v, want DUPLICATE_BOOKING", err)
 	}
 }
@@ -533,14 +509,14 @@ func TestPruneIdempotencyKeys(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	ctx := context.Background()
-	b := ledger.Booking{BookingDate: "2025-11-01", Description: "Prune", Lines: []ledger.Line{line("6815", "1800", "5", "")}}
-	if _, _, err := e.svc.Book(ctx, e.req("old-key", b), b, "", ""); err != nil {
+	b := ledger.Booking{BookingDate: "2025-11-01", Description: "Prune", Lines: []ledger.Line{ledgertest.Line("6815", "1800", "5", "")}}
+	if _, _, err := e.Svc.Book(ctx, e.req("old-key", b), b, "", ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.owner.Exec(ctx, "UPDATE ledger.idempotency_keys SET created_at = now() - interval '31 days' WHERE key = 'old-key'"); err != nil {
+	if _, err := e.Owner.Exec(ctx, "UPDATE ledger.idempotency_keys SET created_at = now() - interval '31 days' WHERE key = 'old-key'"); err != nil {
 		t.Fatal(err)
 	}
-	pool, err := db.Open(ctx, e.owner.Config().ConnString(), "ledger_svc", 2)
+	pool, err := db.Open(ctx, e.Owner.Config().ConnString(), "ledger_svc", 2)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -105,14 +105,18 @@ BEGIN
     RAISE EXCEPTION 'ledger: % on % is not allowed; the journal is append-only', TG_OP, TG_TABLE_NAME
         USING ERRCODE = 'insufficient_privilege';
 END $$;
-CREATE TRIGGER journal_events_append_only BEFORE UPDATE OR DELETE ON journal_events
-    FOR EACH ROW EXECUTE FUNCTION refuse_change();
-CREATE TRIGGER journal_events_no_truncate BEFORE TRUNCATE ON journal_events
-    FOR EACH STATEMENT EXECUTE FUNCTION refuse_change();
-CREATE TRIGGER intents_append_only BEFORE UPDATE OR DELETE ON intents
-    FOR EACH ROW EXECUTE FUNCTION refuse_change();
-CREATE TRIGGER intents_no_truncate BEFORE TRUNCATE ON intents
-    FOR EACH STATEMENT EXECUTE FUNCTION refuse_change();
+-- SELECT append_only('table', ...) gives each table the triggers
+-- <table>_append_only (UPDATE, DELETE) and <table>_no_truncate.
+CREATE FUNCTION append_only(VARIADIC tables text[]) RETURNS void LANGUAGE plpgsql AS $fn$
+DECLARE
+    t text;
+BEGIN
+    FOREACH t IN ARRAY tables LOOP
+        EXECUTE format('CREATE TRIGGER %I BEFORE UPDATE OR DELETE ON %I FOR EACH ROW EXECUTE FUNCTION refuse_change()', t || '_append_only', t);
+        EXECUTE format('CREATE TRIGGER %I BEFORE TRUNCATE ON %I FOR EACH STATEMENT EXECUTE FUNCTION refuse_change()', t || '_no_truncate', t);
+    END LOOP;
+END $fn$;
+SELECT append_only('journal_events', 'intents');
 
 -- Lock state per month (YYYY-MM) or adjustment period (YYYY-13), set by
 -- commands of the periods service. No row means open.

@@ -19,10 +19,7 @@ CREATE TABLE documents (
 -- PDFs and images are compressed already; store them out of line as they are.
 ALTER TABLE documents ALTER COLUMN content SET STORAGE EXTERNAL;
 
-CREATE TRIGGER documents_append_only BEFORE UPDATE OR DELETE ON documents
-    FOR EACH ROW EXECUTE FUNCTION refuse_change();
-CREATE TRIGGER documents_no_truncate BEFORE TRUNCATE ON documents
-    FOR EACH STATEMENT EXECUTE FUNCTION refuse_change();
+SELECT append_only('documents');
 
 -- Review queue: booking drafts (lou_suggestion) awaiting a human. Items move
 -- from pending to confirmed or overridden exactly once; deletion is a soft
