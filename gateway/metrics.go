@@ -11,6 +11,7 @@ type metrics struct {
 	duration      *prometheus.HistogramVec
 	auditFailures prometheus.Counter
 	rateLimited   prometheus.Counter
+	limiterErrors prometheus.Counter
 }
 
 func newMetrics() *metrics {
@@ -29,8 +30,11 @@ func newMetrics() *metrics {
 		rateLimited: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "gateway_rate_limited_total", Help: "Requests refused with 429.",
 		}),
+		limiterErrors: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "gateway_rate_limiter_errors_total", Help: "Calls let through unlimited because the rate limiter (Redis) failed.",
+		}),
 	}
-	m.reg.MustRegister(m.requests, m.duration, m.auditFailures, m.rateLimited,
+	m.reg.MustRegister(m.requests, m.duration, m.auditFailures, m.rateLimited, m.limiterErrors,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
