@@ -18,9 +18,10 @@ import (
 //
 //   - failed authentication per client address (AuthFailureLimitPerMinute):
 //     the address's budget is checked before a credential is looked up and
-//     spent only when authentication fails, so guessing tokens costs neither
-//     identity lookups nor audit rows beyond the budget, while the callers of
-//     one address who hold valid credentials are never refused by it;
+//     spent only when authentication fails, so guessing tokens costs no
+//     identity lookups beyond the budget. A credential already verified and
+//     cached passes without the check, so the valid callers behind an
+//     address that is refused keep working while their cache entries live;
 //   - the auth routes per client address (AuthRateLimitPerMinute), every
 //     attempt counted;
 //   - login per account (LoginRateLimitPerMinute), keyed by the e-mail.
