@@ -3,9 +3,11 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-redis/redis_rate/v10"
@@ -123,4 +125,37 @@ func (g *Gateway) limiterUnavailable(err error) {
 		return
 	}
 	g.deps.Log.Warn("rate limiter unavailable; allowing calls unlimited", "err", err)
+}
+
+// failFast keeps a limiter outage from slowing every call: each call to
+// the limiter is bounded by timeout (a Redis client otherwise retries its
+// dial for seconds), and after a failure the limiter is not asked again for
+// pause, the calls in between failing open at once.
+type failFast struct {
+	Limiter
+	timeout, pause time.Duration
+	downUntil      atomic.Int64 // UnixNano
+}
+
+var errLimiterPaused = errors.New("rate limiter failed recently; not asked")
+
+func (f *failFast) Allow(ctx context.Context, key string, perMinute int) (Decision, error) {
+	return f.do(ctx, func(ctx context.Context) (Decision, error) { return f.Limiter.Allow(ctx, key, perMinute) })
+}
+
+func (f *failFast) Peek(ctx context.Context, key string, perMinute int) (Decision, error) {
+	return f.do(ctx, func(ctx context.Context) (Decision, error) { return f.Limiter.Peek(ctx, key, perMinute) })
+}
+
+func (f *failFast) do(ctx context.Context, call func(context.Context) (Decision, error)) (Decision, error) {
+	if time.Now().UnixNano() < f.downUntil.Load() {
+		return Decision{}, errLimiterPaused
+	}
+	ctx, cancel := context.WithTimeout(ctx, f.timeout)
+	defer cancel()
+	d, err := call(ctx)
+	if err != nil {
+		f.downUntil.Store(time.Now().Add(f.pause).UnixNano())
+	}
+	return d, err
 }

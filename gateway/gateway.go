@@ -113,6 +113,7 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 	if deps.Limiter == nil {
 		deps.Limiter = NewMemoryLimiter()
 	}
+	deps.Limiter = &failFast{Limiter: deps.Limiter, timeout: 250 * time.Millisecond, pause: time.Second}
 	g := &Gateway{cfg: cfg, deps: deps, metrics: newMetrics()}
 	g.client = &natsx.Client{NC: deps.NC, Timeout: cfg.RequestTimeout}
 	g.creds = newCredentialCache(natsVerifier{g.client}, cfg.CredentialTTL)
