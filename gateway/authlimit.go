@@ -151,10 +151,11 @@ func (f *failFast) do(ctx context.Context, call func(context.Context) (Decision,
 	if time.Now().UnixNano() < f.downUntil.Load() {
 		return Decision{}, errLimiterPaused
 	}
-	ctx, cancel := context.WithTimeout(ctx, f.timeout)
+	bounded, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
-	d, err := call(ctx)
-	if err != nil {
+	d, err := call(bounded)
+	// A caller that went away says nothing about the limiter.
+	if err != nil && ctx.Err() == nil {
 		f.downUntil.Store(time.Now().Add(f.pause).UnixNano())
 	}
 	return d, err
