@@ -3,6 +3,7 @@ package gatewayd_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -157,8 +158,14 @@ func TestReadiness(t *testing.T) {
 	if err := identity.Stop(); err != nil {
 		t.Fatal(err)
 	}
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
 	unready("identity")
 	if _, err := micro.AddService(nc, micro.Config{Name: identityv1.ServiceName, Version: "1.0.0"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := nc.Flush(); err != nil { // the server has the subscriptions
 		t.Fatal(err)
 	}
 	if code, body := get(t, base+"/readyz"); code != 200 {
@@ -173,4 +180,32 @@ func TestReadiness(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	unready("nats")
+}
+
+func TestLoadConfigEdge(t *testing.T) {
+	load := func(env map[string]string) (gatewayd.Config, error) {
+		return gatewayd.LoadConfig(func(k string) string { return env[k] })
+	}
+	c, err := load(map[string]string{"TRUSTED_PROXIES": "10.0.0.0/8, 192.0.2.7", "LOGIN_RATE_LIMIT_PER_MINUTE": "5", "AUTH_FAILURE_LIMIT_PER_MINUTE": "7", "WRITE_TIMEOUT": "3s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(c.Gateway.TrustedProxies); got != "[10.0.0.0/8 192.0.2.7/32]" {
+		t.Errorf("trusted proxies %s", got)
+	}
+	if c.Gateway.LoginRateLimitPerMinute != 5 || c.Gateway.AuthFailureLimitPerMinute != 7 || c.Gateway.WriteTimeout != 3*time.Second || c.WriteTimeout != 3*time.Second {
+		t.Errorf("limits and timeouts not read: %+v", c)
+	}
+	if c.MetricsAddr != "127.0.0.1:9090" {
+		t.Errorf("metrics address %q, want the loopback default", c.MetricsAddr)
+	}
+	for _, bad := range []map[string]string{
+		{"TRUST_PROXY": "true"},
+		{"TRUSTED_PROXIES": "10.0.0.0/8,proxy.example.com"},
+		{"AUTH_FAILURE_LIMIT_PER_MINUTE": "0"},
+	} {
+		if _, err := load(bad); err == nil {
+			t.Errorf("%v accepted", bad)
+		}
+	}
 }
