@@ -73,7 +73,12 @@ func (s *Service) verify(ctx context.Context, token string) (*auth.Claims, *time
 		return nil, nil, errUnauthenticated
 	}
 	k := p.Key
+	var limit int
+	if k.RateLimit != nil {
+		limit = *k.RateLimit
+	}
 	return &auth.Claims{
+		RateLimit: limit,
 		TenantID:  k.TenantID,
 		KeyID:     k.ID,
 		KeyPrefix: k.Prefix,
