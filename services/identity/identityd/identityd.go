@@ -90,15 +90,13 @@ func Service(getenv func(string) string) (daemon.Service, error) {
 // the operator how to get in. A second start reuses the tenant and key.
 func bootstrap(ctx context.Context, svc *identity.Service, in identity.BootstrapInput, keyFile string, log *slog.Logger) error {
 	var pending *os.File
+	var fileErr error
 	if in.APIKey == "" {
 		// A key is generated only if this start creates the operator
-		// tenant, and the store keeps only its hash: make sure the file can
-		// be written before the key is committed, or nobody could use it.
-		f, err := createPrivate(keyFile)
-		if err != nil {
-			return fmt.Errorf("identityd: bootstrap key file (BOOTSTRAP_KEY_FILE): %w", err)
-		}
-		pending = f
+		// tenant, and the store keeps only its hash: open the file before
+		// the key is committed. A file that cannot be created matters only
+		// if a key is generated (a read-only root once the tenant exists).
+		pending, fileErr = createPrivate(keyFile)
 		defer func() {
 			if pending != nil {
 				pending.Close()
@@ -115,7 +113,11 @@ func bootstrap(ctx context.Context, svc *identity.Service, in identity.Bootstrap
 	}
 	switch {
 	case out.GeneratedKey != "":
-		if err := commitPrivate(pending, out.GeneratedKey, keyFile); err != nil {
+		err := fileErr
+		if err == nil {
+			err = commitPrivate(pending, out.GeneratedKey, keyFile)
+		}
+		if err != nil {
 			return fmt.Errorf("identityd: the generated bootstrap key is stored but could not be written to %s (set BOOTSTRAP_API_KEY to add another): %w", keyFile, err)
 		}
 		pending = nil

@@ -236,3 +236,43 @@ func TestGeneratedKeyGoesToAFile(t *testing.T) {
 		t.Error("the second start rewrote the key file")
 	}
 }
+
+// A key file that cannot be written stops a start that would generate a
+// key nobody could read, but not a start on an existing operator tenant (a
+// read-only root file system once BOOTSTRAP_API_KEY is gone).
+func TestUnwritableKeyFile(t *testing.T) {
+	t.Parallel()
+	notADir := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(notADir, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"BOOTSTRAP_KEY_FILE": filepath.Join(notADir, "bootstrap-key")}
+
+	h := testkit.NewRPC(t, postgres.Migrations)
+	svc, err := identityd.Service(getenv(env))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := daemon.LoadConfig(svc.Name, getenv(env))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	err = daemon.Run(ctx, svc, cfg, daemon.Deps{Pool: h.Pool, NC: h.NC, Log: testkit.QuietLog()})
+	if err == nil || !strings.Contains(err.Error(), "BOOTSTRAP_API_KEY") {
+		t.Fatalf("first start with an unwritable key file = %v, want an error pointing to BOOTSTRAP_API_KEY", err)
+	}
+
+	h = testkit.NewRPC(t, postgres.Migrations)
+	if err := start(t, map[string]string{"BOOTSTRAP_API_KEY": bootstrapKey}, daemon.Deps{Pool: h.Pool, NC: h.NC})(); err != nil {
+		t.Fatal(err)
+	}
+	stop := start(t, env, daemon.Deps{Pool: h.Pool, NC: h.NC})
+	if _, err := verify(t, h.NC, bootstrapKey); err != nil {
+		t.Errorf("verify after a start without the key: %v", err)
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+}
