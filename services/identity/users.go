@@ -2,6 +2,7 @@ package identity
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -133,7 +134,7 @@ func (s *Service) DeleteUser(ctx context.Context, c *auth.Claims, id string) err
 // config:write key could lock out the admins who granted it.
 func mayChangeUser(c *auth.Claims) func(User) error {
 	return func(u User) error {
-		if u.Role == auth.Admin && !c.Has(auth.Admin) {
+		if slices.Contains(auth.RoleScopes(u.Role), auth.Admin) && !c.Has(auth.Admin) {
 			return errs.E(errs.Forbidden, "only an admin may change, deactivate or delete an admin user")
 		}
 		return nil

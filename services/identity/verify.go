@@ -78,7 +78,6 @@ func (s *Service) verify(ctx context.Context, token string) (*auth.Claims, *time
 		limit = *k.RateLimit
 	}
 	return &auth.Claims{
-		RateLimit: limit,
 		TenantID:  k.TenantID,
 		KeyID:     k.ID,
 		KeyPrefix: k.Prefix,
@@ -86,6 +85,7 @@ func (s *Service) verify(ctx context.Context, token string) (*auth.Claims, *time
 		Role:      k.Role,
 		Scopes:    nonNil(k.Scopes),
 		Operator:  p.Operator,
+		RateLimit: limit,
 	}, nil, nil
 }
 
