@@ -5,11 +5,15 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/nats-io/nats-server/v2/server"
 	"gopkg.in/yaml.v2"
+
+	"github.com/ledgerplatform/ledger/pkg/secrets"
+	"github.com/ledgerplatform/ledger/services/identity"
 )
 
 // TestYAMLParses parses every YAML file under deploy/ and the compose file,
@@ -62,6 +66,161 @@ func TestNATSConfigs(t *testing.T) {
 		}
 		if o.MaxPayload < 16<<20 {
 			t.Errorf("%s: max_payload %d, want 16MB like pkg/natsembed", f, o.MaxPayload)
+		}
+	}
+}
+
+// k8sDoc is what TestSecretsPerWorkload reads of a manifest.
+type k8sDoc struct {
+	Kind     string `yaml:"kind"`
+	Metadata struct {
+		Name string `yaml:"name"`
+	} `yaml:"metadata"`
+	StringData map[string]string `yaml:"stringData"`
+	Spec       struct {
+		Template struct {
+			Spec struct {
+				Containers []struct {
+					Env []struct {
+						Name      string `yaml:"name"`
+						ValueFrom struct {
+							SecretKeyRef struct {
+								Name string `yaml:"name"`
+							} `yaml:"secretKeyRef"`
+						} `yaml:"valueFrom"`
+					} `yaml:"env"`
+					EnvFrom []struct {
+						SecretRef struct {
+							Name string `yaml:"name"`
+						} `yaml:"secretRef"`
+					} `yaml:"envFrom"`
+				} `yaml:"containers"`
+				Volumes []struct {
+					Secret struct {
+						SecretName string `yaml:"secretName"`
+					} `yaml:"secret"`
+				} `yaml:"volumes"`
+			} `yaml:"spec"`
+		} `yaml:"template"`
+	} `yaml:"spec"`
+}
+
+func readDocs(t *testing.T, file string) []k8sDoc {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []k8sDoc
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	for {
+		var d k8sDoc
+		if err := dec.Decode(&d); err == io.EOF {
+			return out
+		} else if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		out = append(out, d)
+	}
+}
+
+// TestSecretsPerWorkload: in deploy/k8s every workload gets only its own
+// Secret (named after it), the gateway no database URL, only identity the
+// bootstrap key; every value shipped is a placeholder the services refuse.
+func TestSecretsPerWorkload(t *testing.T) {
+	files, err := filepath.Glob("k8s/*.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	secretKeys := map[string][]string{} // Secret name → its keys
+	refs := map[string][]string{}       // Deployment → Secrets it reads
+	for _, f := range files {
+		for _, d := range readDocs(t, f) {
+			switch d.Kind {
+			case "Secret":
+				for k, v := range d.StringData {
+					secretKeys[d.Metadata.Name] = append(secretKeys[d.Metadata.Name], k)
+					if secrets.CheckNotPlaceholder(k, v) == nil {
+						t.Errorf("%s: Secret %s ships %s with a value that is not refused as a placeholder", f, d.Metadata.Name, k)
+					}
+					if k == "BOOTSTRAP_API_KEY" && identity.CheckBootstrapKey(v) == nil {
+						t.Errorf("%s: identity would accept the shipped BOOTSTRAP_API_KEY", f)
+					}
+				}
+			case "Deployment":
+				name := d.Metadata.Name
+				refs[name] = []string{}
+				ps := d.Spec.Template.Spec
+				for _, c := range ps.Containers {
+					for _, e := range c.EnvFrom {
+						if e.SecretRef.Name != "" {
+							refs[name] = append(refs[name], e.SecretRef.Name)
+						}
+					}
+					for _, e := range c.Env {
+						if n := e.ValueFrom.SecretKeyRef.Name; n != "" {
+							refs[name] = append(refs[name], n)
+						}
+					}
+				}
+				for _, v := range ps.Volumes {
+					if v.Secret.SecretName != "" {
+						refs[name] = append(refs[name], v.Secret.SecretName)
+					}
+				}
+			}
+		}
+	}
+	for _, w := range []string{"gateway", "identity", "ledger", "bank", "periods", "reporting"} {
+		if _, ok := refs[w]; !ok {
+			t.Errorf("no Deployment %s in deploy/k8s", w)
+		}
+	}
+	for w, names := range refs {
+		var keys []string
+		for _, n := range names {
+			if !strings.HasSuffix(n, "-"+w) {
+				t.Errorf("Deployment %s reads Secret %s, which is not its own (named …-%s)", w, n, w)
+			}
+			keys = append(keys, secretKeys[n]...)
+		}
+		if w == "gateway" && slices.Contains(keys, "DATABASE_URL") {
+			t.Errorf("the gateway gets a DATABASE_URL")
+		}
+		if w != "identity" && slices.Contains(keys, "BOOTSTRAP_API_KEY") {
+			t.Errorf("Deployment %s gets the BOOTSTRAP_API_KEY", w)
+		}
+		if w != "gateway" && !slices.Contains(keys, "DATABASE_URL") {
+			t.Errorf("Deployment %s gets no DATABASE_URL from its Secret", w)
+		}
+	}
+}
+
+// TestComposeSecrets: in docker-compose.yml the gateway gets no database
+// URL and only identity the bootstrap key.
+func TestComposeSecrets(t *testing.T) {
+	b, err := os.ReadFile("../docker-compose.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c struct {
+		Services map[string]struct {
+			Environment map[string]string `yaml:"environment"`
+		} `yaml:"services"`
+	}
+	if err := yaml.Unmarshal(b, &c); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"gateway", "identity", "ledger", "bank", "periods", "reporting"} {
+		env, ok := c.Services[w]
+		if !ok {
+			t.Errorf("no service %s in docker-compose.yml", w)
+			continue
+		}
+		_, db := env.Environment["DATABASE_URL"]
+		_, boot := env.Environment["BOOTSTRAP_API_KEY"]
+		if db != (w != "gateway") || boot != (w == "identity") {
+			t.Errorf("compose service %s: DATABASE_URL %v, BOOTSTRAP_API_KEY %v", w, db, boot)
 		}
 	}
 }

@@ -37,3 +37,22 @@ func TestAuthorize(t *testing.T) {
 		}
 	}
 }
+
+// A key's own limit replaces the platform's; a session keeps the platform's.
+func TestPerMinute(t *testing.T) {
+	g := &Gateway{cfg: Config{RateLimitPerMinute: 300}}
+	tests := []struct {
+		name   string
+		claims auth.Claims
+		want   int
+	}{
+		{"key with its own limit", auth.Claims{KeyID: "k1", RateLimit: 1000}, 1000},
+		{"key without one", auth.Claims{KeyID: "k1"}, 300},
+		{"a session, whatever it carries", auth.Claims{UserID: "u1", SessionID: "s1", RateLimit: 1000}, 300},
+	}
+	for _, tt := range tests {
+		if got := g.perMinute(&tt.claims); got != tt.want {
+			t.Errorf("%s: %d, want %d", tt.name, got, tt.want)
+		}
+	}
+}

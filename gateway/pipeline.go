@@ -143,7 +143,7 @@ func (g *Gateway) admit(ctx context.Context, x *exchange) (context.Context, erro
 		return ctx, err
 	}
 	if !x.limited {
-		if err := g.limit(ctx, x, x.claims.Actor(), g.cfg.RateLimitPerMinute); err != nil {
+		if err := g.limit(ctx, x, x.claims.Actor(), g.perMinute(x.claims)); err != nil {
 			return ctx, err
 		}
 	}
@@ -218,6 +218,16 @@ func authorize(c *auth.Claims, rt Route) error {
 		return errs.E(errs.Forbidden, "only the platform operator may do this")
 	}
 	return nil
+}
+
+// perMinute is the caller's rate limit: an API key's own, which identity
+// capped at the operator's maximum when an admin set it, or the platform's.
+// Sessions always get the platform's.
+func (g *Gateway) perMinute(c *auth.Claims) int {
+	if c.KeyID != "" && c.RateLimit > 0 {
+		return c.RateLimit
+	}
+	return g.cfg.RateLimitPerMinute
 }
 
 // limit spends one request of key's budget and sets the rate-limit headers.

@@ -87,13 +87,19 @@ type TenantEvent struct {
 	At          time.Time `json:"at"`
 }
 
-// Mail is the payload of SubjectSendMail.
+// Mail is the payload of SubjectSendMail. It carries no raw token: the
+// token of the link is sealed (pkg/mailseal, a NaCl anonymous box) to the
+// mailer's public key, so whatever else reads the bus or the MAIL stream
+// cannot use the link. Without a configured mailer key SealedToken is empty
+// and the mail cannot carry a link.
 type Mail struct {
-	To       string    `json:"to"`
-	Template string    `json:"template"` // "invite" or "password_reset"
-	TenantID string    `json:"tenant_id"`
-	Token    string    `json:"token"`
-	Expires  time.Time `json:"expires_at"`
+	ID          string    `json:"id"` // the password token's id
+	To          string    `json:"to"`
+	Template    string    `json:"template"` // "invite" or "password_reset"
+	TenantID    string    `json:"tenant_id"`
+	SealedToken []byte    `json:"sealed_token,omitempty"` // base64 in JSON
+	KeyID       string    `json:"key_id,omitempty"`       // mailseal.KeyID of the key sealed to
+	Expires     time.Time `json:"expires_at"`
 }
 
 // Address is a postal address.

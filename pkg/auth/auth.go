@@ -97,6 +97,9 @@ type Claims struct {
 	Label     string   `json:"label,omitempty"`
 	Scopes    []string `json:"scopes"`
 	Operator  bool     `json:"operator,omitempty"`
+	// RateLimit is an API key's own requests per minute; zero means the
+	// gateway's platform default.
+	RateLimit int `json:"rate_limit_per_minute,omitempty"`
 	// Surface is how the call arrived: "api" (REST) or "mcp".
 	Surface string `json:"surface,omitempty"`
 }

@@ -31,6 +31,7 @@ func TestLoadConfig(t *testing.T) {
 			{"pool too small", map[string]string{p + "DB_MAX_CONNS": "2"}, daemon.Config{}, p + "DB_MAX_CONNS"},
 			{"pool not a number", map[string]string{p + "DB_MAX_CONNS": "many"}, daemon.Config{}, p + "DB_MAX_CONNS"},
 			{"no workers", map[string]string{p + "MAX_CONCURRENT": "0"}, daemon.Config{}, p + "MAX_CONCURRENT"},
+			{"placeholder database URL", map[string]string{"DATABASE_URL": "postgres://ledger:CHANGE-ME@postgres.example.internal:5432/ledger"}, daemon.Config{}, "DATABASE_URL"},
 		}
 		for _, tt := range tests {
 			got, err := daemon.LoadConfig(name, func(k string) string { return tt.env[k] })

@@ -31,6 +31,7 @@ import (
 	"github.com/ledgerplatform/ledger/pkg/migrate"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
 	"github.com/ledgerplatform/ledger/pkg/outbox"
+	"github.com/ledgerplatform/ledger/pkg/secrets"
 )
 
 // Service declares one service.
@@ -92,6 +93,9 @@ func LoadConfig(name string, getenv func(string) string) (Config, error) {
 	c := Config{DatabaseURL: getenv("DATABASE_URL"), NATSURL: getenv("NATS_URL"), DBMaxConns: 20, Workers: 128, Getenv: getenv}
 	if c.DatabaseURL == "" {
 		c.DatabaseURL = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+	}
+	if err := secrets.CheckNotPlaceholder("DATABASE_URL", c.DatabaseURL); err != nil {
+		return c, fmt.Errorf("%s: invalid config: %w", name, err)
 	}
 	if c.NATSURL == "" {
 		c.NATSURL = nats.DefaultURL

@@ -107,6 +107,13 @@ func (s Set) files() ([]file, error) {
 		out = append(out, file{v, e.Name(), string(b)})
 	}
 	slices.SortFunc(out, func(a, b file) int { return a.version - b.version })
+	// A version is applied once, so a second file with it would be skipped
+	// silently; two branches adding the same number must be caught here.
+	for i := 1; i < len(out); i++ {
+		if out[i].version == out[i-1].version {
+			return nil, fmt.Errorf("migrations %s and %s share version %d", out[i-1].name, out[i].name, out[i].version)
+		}
+	}
 	return out, nil
 }
 

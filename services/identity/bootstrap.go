@@ -10,6 +10,7 @@ import (
 	"github.com/ledgerplatform/ledger/contracts/identityv1"
 	"github.com/ledgerplatform/ledger/pkg/auth"
 	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/secrets"
 )
 
 // MinBootstrapKeyLen is the shortest configured bootstrap key accepted: at
@@ -52,7 +53,6 @@ type BootstrapResult struct {
 type BootstrapOutcome struct {
 	BootstrapResult
 	GeneratedKey string // the raw key, when one was generated and stored
-	InviteToken  string // the admin's invite token, when invited
 }
 
 // CheckBootstrapKey reports what is wrong with a configured bootstrap key.
@@ -67,7 +67,7 @@ func CheckBootstrapKey(k string) error {
 	case isJWT(k):
 		return errors.New("bootstrap API key must not look like a session token (two dots)")
 	}
-	return nil
+	return secrets.CheckNotPlaceholder("bootstrap API key", k)
 }
 
 // Bootstrap makes sure an operator tenant exists with an admin key. It is
@@ -92,7 +92,10 @@ func (s *Service) Bootstrap(ctx context.Context, in BootstrapInput) (BootstrapOu
 		if !validEmail(email) {
 			return BootstrapOutcome{}, fmt.Errorf("%s: bootstrap admin email %q is not a valid email address", op, in.AdminEmail)
 		}
-		inv := s.newInvite("", email, "admin")
+		inv, err := s.newInvite("", email, "admin")
+		if err != nil {
+			return BootstrapOutcome{}, fmt.Errorf("%s: %w", op, err)
+		}
 		plan.Admin = &inv
 	}
 	res, err := s.store.Bootstrap(ctx, plan)
@@ -102,9 +105,6 @@ func (s *Service) Bootstrap(ctx context.Context, in BootstrapInput) (BootstrapOu
 	out := BootstrapOutcome{BootstrapResult: res}
 	if res.KeyAdded && generated != "" {
 		out.GeneratedKey = generated
-	}
-	if res.AdminInvited {
-		out.InviteToken = plan.Admin.Mail.Token
 	}
 	return out, nil
 }

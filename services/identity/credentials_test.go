@@ -12,6 +12,7 @@ import (
 
 	"github.com/ledgerplatform/ledger/pkg/auth"
 	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/mailseal"
 	"github.com/ledgerplatform/ledger/services/identity"
 	"github.com/ledgerplatform/ledger/services/identity/internal/identitytest"
 )
@@ -168,9 +169,12 @@ func TestForgotPassword(t *testing.T) {
 	if len(m) != 1 {
 		t.Fatalf("reset mails = %v, want one", m)
 	}
-	token, _ := m[0]["token"].(string)
-	want := map[string]any{"to": "anna@acme.example", "template": "password_reset", "tenant_id": admin.TenantID, "token": token, "expires_at": m[0]["expires_at"]}
-	if diff := cmp.Diff(want, m[0]); diff != "" || token == "" {
+	// The command carries the link's token only sealed to the mail
+	// sender's key, which opens it.
+	token := identitytest.MailToken(t, m[0])
+	want := map[string]any{"id": m[0]["id"], "to": "anna@acme.example", "template": "password_reset", "tenant_id": admin.TenantID,
+		"sealed_token": m[0]["sealed_token"], "key_id": mailseal.KeyID(identitytest.MailerPublic), "expires_at": m[0]["expires_at"]}
+	if diff := cmp.Diff(want, m[0]); diff != "" || token == "" || m[0]["id"] == "" {
 		t.Errorf("reset mail (-want +got):\n%s", diff)
 	}
 	wantCode(t, e.Svc.SetupPassword(ctx, identity.SetupPasswordInput{Token: token, Password: "a brand new password"}), "")
@@ -195,7 +199,7 @@ func TestResetDoesNotReactivate(t *testing.T) {
 	if len(m) != 1 {
 		t.Fatalf("reset mails = %v, want one", m)
 	}
-	token := m[0]["token"].(string)
+	token := identitytest.MailToken(t, m[0])
 	if _, err := e.Svc.UpdateUser(ctx, admin, u.User.ID, identity.UserPatch{IsActive: ptr(false)}); err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,10 @@ const (
 	ResetTTL   = time.Hour
 )
 
+// DefaultMaxKeyRateLimit is the operator's maximum for a key's own rate
+// limit unless WithMaxKeyRateLimit sets another.
+const DefaultMaxKeyRateLimit = 6000
+
 // signingKeyName is the settings key holding the JWT signing secret.
 const signingKeyName = "jwt_signing_key"
 
@@ -34,6 +38,10 @@ type Service struct {
 	// dummyHash is verified against when a login names no user, so a wrong
 	// email costs the same time as a wrong password.
 	dummyHash string
+	// maxKeyRate caps the per-minute limit an admin may give a key.
+	maxKeyRate int
+	// mailerKey, when set, is the public key mail links are sealed to.
+	mailerKey *[32]byte
 }
 
 // Option configures a Service.
@@ -44,13 +52,26 @@ func WithClock(now func() time.Time) Option {
 	return func(s *Service) { s.now = now }
 }
 
+// WithMaxKeyRateLimit sets the operator's maximum for a key's own
+// per-minute rate limit.
+func WithMaxKeyRateLimit(n int) Option {
+	return func(s *Service) { s.maxKeyRate = n }
+}
+
+// WithMailerKey seals the tokens of mailed links to the mail sender's
+// public key (pkg/mailseal). Without it mail commands carry no link.
+func WithMailerKey(public *[32]byte) Option {
+	return func(s *Service) { s.mailerKey = public }
+}
+
 // New returns a Service. It loads the JWT signing secret from the store,
 // creating it on the first start so that every replica signs alike.
 func New(ctx context.Context, store Store, opts ...Option) (*Service, error) {
 	s := &Service{
-		store:   store,
-		now:     time.Now,
-		hashing: make(chan struct{}, max(1, runtime.GOMAXPROCS(0))),
+		store:      store,
+		now:        time.Now,
+		hashing:    make(chan struct{}, max(1, runtime.GOMAXPROCS(0))),
+		maxKeyRate: DefaultMaxKeyRateLimit,
 	}
 	for _, o := range opts {
 		o(s)

@@ -2,6 +2,7 @@ package identity
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -27,6 +28,9 @@ type APIKey struct {
 	RevokedAt  *time.Time `json:"-"`
 	LastUsedAt *time.Time `json:"last_used_at"`
 	CallCount  int64      `json:"call_count"`
+	// RateLimit is the key's own requests per minute; nil keeps the
+	// gateway's platform default.
+	RateLimit *int `json:"rate_limit_per_minute"`
 }
 
 // NewAPIKey is a created key with its raw value.
@@ -40,6 +44,9 @@ type CreateKeyInput struct {
 	Label  string   `json:"label"`
 	Role   string   `json:"role"`
 	Scopes []string `json:"scopes"`
+	// RateLimitPerMinute, set only by an admin, replaces the platform's
+	// per-key limit for this key, up to the operator's maximum.
+	RateLimitPerMinute *int `json:"rate_limit_per_minute"`
 }
 
 // maxLabelLen bounds a key's label.
@@ -66,13 +73,22 @@ func (s *Service) CreateKey(ctx context.Context, c *auth.Claims, in CreateKeyInp
 	if len(scopes) == 0 && len(p) == 0 {
 		p.add("scopes", "required unless a role is given")
 	}
+	if r := in.RateLimitPerMinute; r != nil && (*r < 1 || *r > s.maxKeyRate) {
+		p.add("rate_limit_per_minute", fmt.Sprintf("must be a whole number from 1 to %d, the operator's maximum", s.maxKeyRate))
+	}
 	if err := p.err("invalid API key"); err != nil {
 		return NewAPIKey{}, err
 	}
 	if !c.Covers(scopes) {
 		return NewAPIKey{}, errs.E(errs.ScopeNotGrantable, "a key cannot be granted scopes its creator does not hold")
 	}
+	// A limit is capacity of the whole platform, not of the tenant: only an
+	// admin hands it out.
+	if in.RateLimitPerMinute != nil && !c.Has(auth.Admin) {
+		return NewAPIKey{}, errs.E(errs.Forbidden, "only an admin may set a key's rate_limit_per_minute")
+	}
 	k := s.newKey(c.TenantID, label, in.Role, scopes, c.Actor())
+	k.RateLimit = in.RateLimitPerMinute
 	if err := s.store.CreateKey(ctx, k.APIKey); err != nil {
 		return NewAPIKey{}, errs.Wrap("identity.CreateKey", err)
 	}
@@ -104,7 +120,19 @@ func (s *Service) RevokeKey(ctx context.Context, c *auth.Claims, id string) erro
 	if err != nil {
 		return err
 	}
-	return errs.Wrap("identity.RevokeKey", s.store.RevokeKey(ctx, c.TenantID, id))
+	return errs.Wrap("identity.RevokeKey", s.store.RevokeKey(ctx, c.TenantID, id, mayRevokeKey(c)))
+}
+
+// mayRevokeKey is the guard the store runs on the locked key: only a caller
+// holding admin may revoke a key that holds admin, the bootstrap key
+// included.
+func mayRevokeKey(c *auth.Claims) func(APIKey) error {
+	return func(k APIKey) error {
+		if slices.Contains(k.Scopes, auth.Admin) && !c.Has(auth.Admin) {
+			return errs.E(errs.Forbidden, "only an admin may revoke an admin API key")
+		}
+		return nil
+	}
 }
 
 // checkScopes validates a scope list and returns it sorted without duplicates.

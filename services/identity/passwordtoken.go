@@ -9,6 +9,7 @@ import (
 
 	"github.com/ledgerplatform/ledger/contracts/identityv1"
 	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/mailseal"
 )
 
 // Purposes of a password token.
@@ -72,8 +73,26 @@ func (s *Service) ForgotPassword(ctx context.Context, in ForgotPasswordInput) er
 		return nil
 	}
 	raw, tok := s.newPasswordToken(acc.User.TenantID, acc.User.ID, PurposeReset, ResetTTL)
-	m := identityv1.Mail{To: email, Template: "password_reset", TenantID: tok.TenantID, Token: raw, Expires: tok.ExpiresAt}
+	m, err := s.mail(tok, raw, email, "password_reset")
+	if err != nil {
+		return errs.Wrap(op, err)
+	}
 	return errs.Wrap(op, s.store.CreatePasswordToken(ctx, tok, m))
+}
+
+// mail is the command that mails the link with raw, sealed to the mailer's
+// key: the bus and the MAIL stream never carry a usable token.
+func (s *Service) mail(tok PasswordToken, raw, to, template string) (identityv1.Mail, error) {
+	m := identityv1.Mail{ID: tok.ID, To: to, Template: template, TenantID: tok.TenantID, Expires: tok.ExpiresAt}
+	if s.mailerKey == nil {
+		return m, nil
+	}
+	sealed, err := mailseal.Seal(s.mailerKey, raw)
+	if err != nil {
+		return m, err
+	}
+	m.SealedToken, m.KeyID = sealed, mailseal.KeyID(s.mailerKey)
+	return m, nil
 }
 
 // SetupPasswordInput is the body of setup-password.

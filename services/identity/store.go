@@ -45,22 +45,26 @@ type Store interface {
 	// InviteUser stores the inactive user and its invite token and queues
 	// the mail. A taken email is DUPLICATE_EMAIL.
 	InviteUser(ctx context.Context, inv Invite) error
-	// UpdateUser applies p. Leaving a tenant without an active admin is
-	// LAST_ADMIN. Deactivation revokes the user's sessions and open tokens;
+	// UpdateUser applies p unless guard refuses the user as it is before
+	// the change (read under the lock of the change). Leaving a tenant
+	// without an active admin is LAST_ADMIN. Deactivation revokes the user's sessions and open tokens;
 	// deactivation and a role change record EventCredentialRevoked so
 	// gateways drop claims they cached with the old scopes.
-	UpdateUser(ctx context.Context, tenantID, userID string, p UserPatch) (User, error)
+	UpdateUser(ctx context.Context, tenantID, userID string, p UserPatch, guard func(User) error) (User, error)
 	// DeleteUser marks the user deleted (kept for the audit trail), revokes
-	// its sessions and tokens and records EventCredentialRevoked; LAST_ADMIN
-	// as in UpdateUser.
-	DeleteUser(ctx context.Context, tenantID, userID string) error
+	// its sessions and tokens and records EventCredentialRevoked; guard and
+	// LAST_ADMIN as in UpdateUser.
+	DeleteUser(ctx context.Context, tenantID, userID string, guard func(User) error) error
 
 	// Keys lists the tenant's keys that are not revoked.
 	Keys(ctx context.Context, tenantID string) ([]APIKey, error)
 	Key(ctx context.Context, tenantID, keyID string) (APIKey, error)
 	CreateKey(ctx context.Context, k APIKey) error
-	// RevokeKey revokes a live key and records EventCredentialRevoked.
-	RevokeKey(ctx context.Context, tenantID, keyID string) error
+	// RevokeKey revokes a live key and records EventCredentialRevoked,
+	// unless guard refuses the key (read under the lock of the change).
+	// Revoking the last live admin key of a tenant without an active admin
+	// user is LAST_ADMIN.
+	RevokeKey(ctx context.Context, tenantID, keyID string, guard func(APIKey) error) error
 
 	Tenant(ctx context.Context, tenantID string) (identityv1.Tenant, error)
 	// UpdateTenant applies p and records EventTenantUpdated.

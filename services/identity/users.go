@@ -2,6 +2,7 @@ package identity
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,6 +30,7 @@ type Invite struct {
 	User  User
 	Token PasswordToken
 	Mail  identityv1.Mail
+	Raw   string // the token, for the inviter's answer; never stored or mailed
 }
 
 // InviteInput is the body of an invitation.
@@ -74,19 +76,22 @@ func (s *Service) InviteUser(ctx context.Context, c *auth.Claims, in InviteInput
 	if !c.Covers(auth.RoleScopes(in.Role)) {
 		return Invitation{}, errs.E(errs.ScopeNotGrantable, "a user cannot be given a role with scopes the inviter does not hold")
 	}
-	inv := s.newInvite(c.TenantID, email, in.Role)
-	if err := s.store.InviteUser(ctx, inv); err != nil {
+	inv, err := s.newInvite(c.TenantID, email, in.Role)
+	if err == nil {
+		err = s.store.InviteUser(ctx, inv)
+	}
+	if err != nil {
 		return Invitation{}, errs.Wrap("identity.InviteUser", err)
 	}
-	return Invitation{OK: true, InviteToken: inv.Mail.Token, UserID: inv.User.ID}, nil
+	return Invitation{OK: true, InviteToken: inv.Raw, UserID: inv.User.ID}, nil
 }
 
-func (s *Service) newInvite(tenantID, email, role string) Invite {
+func (s *Service) newInvite(tenantID, email, role string) (Invite, error) {
 	now := s.now().UTC()
 	u := User{ID: uuid.NewString(), TenantID: tenantID, Email: email, Role: role, InvitedAt: &now, CreatedAt: now}
 	raw, tok := s.newPasswordToken(tenantID, u.ID, PurposeInvite, InviteTTL)
-	m := identityv1.Mail{To: email, Template: "invite", TenantID: tenantID, Token: raw, Expires: tok.ExpiresAt}
-	return Invite{User: u, Token: tok, Mail: m}
+	m, err := s.mail(tok, raw, email, "invite")
+	return Invite{User: u, Token: tok, Mail: m, Raw: raw}, err
 }
 
 // UpdateUser changes a user's role or active flag.
@@ -108,7 +113,7 @@ func (s *Service) UpdateUser(ctx context.Context, c *auth.Claims, id string, pat
 			return User{}, errs.E(errs.ScopeNotGrantable, "a user cannot be given a role with scopes the caller does not hold")
 		}
 	}
-	u, err := s.store.UpdateUser(ctx, c.TenantID, id, patch)
+	u, err := s.store.UpdateUser(ctx, c.TenantID, id, patch, mayChangeUser(c))
 	if err != nil {
 		return User{}, errs.Wrap("identity.UpdateUser", err)
 	}
@@ -121,7 +126,19 @@ func (s *Service) DeleteUser(ctx context.Context, c *auth.Claims, id string) err
 	if err != nil {
 		return err
 	}
-	return errs.Wrap("identity.DeleteUser", s.store.DeleteUser(ctx, c.TenantID, id))
+	return errs.Wrap("identity.DeleteUser", s.store.DeleteUser(ctx, c.TenantID, id, mayChangeUser(c)))
+}
+
+// mayChangeUser is the guard the store runs on the locked user: only a
+// caller holding admin may change, deactivate or delete an admin, or a
+// config:write key could lock out the admins who granted it.
+func mayChangeUser(c *auth.Claims) func(User) error {
+	return func(u User) error {
+		if slices.Contains(auth.RoleScopes(u.Role), auth.Admin) && !c.Has(auth.Admin) {
+			return errs.E(errs.Forbidden, "only an admin may change, deactivate or delete an admin user")
+		}
+		return nil
+	}
 }
 
 func checkRole(p *problems, role string) {

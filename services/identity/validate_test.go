@@ -170,6 +170,11 @@ func TestCheckBootstrapKey(t *testing.T) {
 		strings.Repeat("k", 31):                false,
 		"lgr_" + strings.Repeat("k", 27) + " ": false,
 		"aaaaaaaaaa.bbbbbbbbbbbb.cccccccccccc": false,
+		// Placeholders, such as deploy/k8s ships, are refused.
+		"CHANGE-ME-to-a-random-value-of-32-or-more-characters": false,
+		"changeme-changeme-changeme-changeme":                  false,
+		"an-example-key-0123456789abcdef0123":                  false,
+		"placeholder0123456789abcdef0123456789":                false,
 	}
 	for k, ok := range tests {
 		if err := CheckBootstrapKey(k); (err == nil) != ok {

@@ -73,6 +73,10 @@ func (s *Service) verify(ctx context.Context, token string) (*auth.Claims, *time
 		return nil, nil, errUnauthenticated
 	}
 	k := p.Key
+	var limit int
+	if k.RateLimit != nil {
+		limit = *k.RateLimit
+	}
 	return &auth.Claims{
 		TenantID:  k.TenantID,
 		KeyID:     k.ID,
@@ -81,6 +85,7 @@ func (s *Service) verify(ctx context.Context, token string) (*auth.Claims, *time
 		Role:      k.Role,
 		Scopes:    nonNil(k.Scopes),
 		Operator:  p.Operator,
+		RateLimit: limit,
 	}, nil, nil
 }
 

@@ -1,7 +1,12 @@
 package identityd_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,8 +17,10 @@ import (
 	"github.com/ledgerplatform/ledger/pkg/auth"
 	"github.com/ledgerplatform/ledger/pkg/daemon"
 	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/mailseal"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
 	"github.com/ledgerplatform/ledger/pkg/testkit"
+	"github.com/ledgerplatform/ledger/services/identity"
 	"github.com/ledgerplatform/ledger/services/identity/identityd"
 	"github.com/ledgerplatform/ledger/services/identity/postgres"
 )
@@ -50,7 +57,9 @@ func start(t *testing.T, env map[string]string, deps daemon.Deps) (stop func() e
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan struct{})
 	deps.Ready = func() { close(ready) }
-	deps.Log = testkit.QuietLog()
+	if deps.Log == nil {
+		deps.Log = testkit.QuietLog()
+	}
 	done := make(chan error, 1)
 	go func() { done <- daemon.Run(ctx, svc, cfg, deps) }()
 	select {
@@ -136,5 +145,134 @@ func TestRefusesShortBootstrapKey(t *testing.T) {
 	_, err := identityd.Service(getenv(map[string]string{"BOOTSTRAP_API_KEY": "short"}))
 	if err == nil || !strings.Contains(err.Error(), "BOOTSTRAP_API_KEY") {
 		t.Errorf("Service = %v, want an error about BOOTSTRAP_API_KEY", err)
+	}
+}
+
+// A placeholder bootstrap key, such as deploy/k8s/secret.yaml ships, stops
+// the start with a clear error.
+func TestRefusesPlaceholderBootstrapKey(t *testing.T) {
+	t.Parallel()
+	for _, k := range []string{"CHANGE-ME-to-a-random-value-of-32-or-more-characters", "placeholder-placeholder-placeholder-0123"} {
+		_, err := identityd.Service(getenv(map[string]string{"BOOTSTRAP_API_KEY": k}))
+		if err == nil || !strings.Contains(err.Error(), "BOOTSTRAP_API_KEY") || !strings.Contains(err.Error(), "placeholder") {
+			t.Errorf("Service with %q = %v, want an error naming BOOTSTRAP_API_KEY as a placeholder", k, err)
+		}
+	}
+	for name, v := range map[string]string{"MAX_KEY_RATE_LIMIT": "lots", "MAILER_PUBLIC_KEY": "not a key"} {
+		if _, err := identityd.Service(getenv(map[string]string{name: v})); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("Service with %s=%q = %v, want an error naming it", name, v, err)
+		}
+	}
+}
+
+// Without BOOTSTRAP_API_KEY the first start writes the generated key to
+// BOOTSTRAP_KEY_FILE, mode 0600, and logs the file, never the key; neither
+// the key nor the bootstrap admin's invite token reaches the log. A second
+// start leaves the file alone.
+func TestGeneratedKeyGoesToAFile(t *testing.T) {
+	t.Parallel()
+	h := testkit.NewRPC(t, postgres.Migrations)
+	file := filepath.Join(t.TempDir(), "secrets", "bootstrap-key")
+	pub, priv, err := mailseal.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"BOOTSTRAP_KEY_FILE": file, "BOOTSTRAP_ADMIN_EMAIL": "ops@example.com", "MAILER_PUBLIC_KEY": mailseal.Encode(pub)}
+	var logs bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	if err := start(t, env, daemon.Deps{Pool: h.Pool, NC: h.NC, Log: log})(); err != nil {
+		t.Fatal(err)
+	}
+	info, err := os.Stat(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Mode().Perm() != 0o600 {
+		t.Errorf("key file mode %v, want 0600", info.Mode().Perm())
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := strings.TrimSpace(string(b))
+	ctx := context.Background()
+	var mail identityv1.Mail
+	testkit.Eventually(t, "the invitation on the MAIL stream", func() bool {
+		st, err := h.JS.Stream(ctx, identityv1.StreamMail)
+		if err != nil {
+			return false
+		}
+		msg, err := st.GetLastMsgForSubject(ctx, identityv1.SubjectSendMail)
+		return err == nil && json.Unmarshal(msg.Data, &mail) == nil
+	})
+	if mail.To != "ops@example.com" {
+		t.Fatalf("mail %+v", mail)
+	}
+	invite, err := mailseal.Open(pub, priv, mail.SealedToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := logs.String()
+	if len(key) < identity.MinBootstrapKeyLen || strings.Contains(out, key) || strings.Contains(out, invite) {
+		t.Errorf("log output shows the key or the invite token:\n%s", out)
+	}
+	if !strings.Contains(out, file) {
+		t.Errorf("log output does not name the key file:\n%s", out)
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(file)); len(entries) != 1 {
+		t.Errorf("key directory holds %d entries, want the key file alone", len(entries))
+	}
+
+	// The key in the file is the operator's admin key.
+	stop := start(t, env, daemon.Deps{Pool: h.Pool, NC: h.NC})
+	c, err := verify(t, h.NC, key)
+	if err != nil || !c.Operator || !c.Has(auth.Admin) {
+		t.Errorf("verify the key from the file: %+v, %v", c, err)
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	if b2, _ := os.ReadFile(file); string(b2) != string(b) {
+		t.Error("the second start rewrote the key file")
+	}
+}
+
+// A key file that cannot be written stops a start that would generate a
+// key nobody could read, but not a start on an existing operator tenant (a
+// read-only root file system once BOOTSTRAP_API_KEY is gone).
+func TestUnwritableKeyFile(t *testing.T) {
+	t.Parallel()
+	notADir := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(notADir, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"BOOTSTRAP_KEY_FILE": filepath.Join(notADir, "bootstrap-key")}
+
+	h := testkit.NewRPC(t, postgres.Migrations)
+	svc, err := identityd.Service(getenv(env))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := daemon.LoadConfig(svc.Name, getenv(env))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	err = daemon.Run(ctx, svc, cfg, daemon.Deps{Pool: h.Pool, NC: h.NC, Log: testkit.QuietLog()})
+	if err == nil || !strings.Contains(err.Error(), "BOOTSTRAP_API_KEY") {
+		t.Fatalf("first start with an unwritable key file = %v, want an error pointing to BOOTSTRAP_API_KEY", err)
+	}
+
+	h = testkit.NewRPC(t, postgres.Migrations)
+	if err := start(t, map[string]string{"BOOTSTRAP_API_KEY": bootstrapKey}, daemon.Deps{Pool: h.Pool, NC: h.NC})(); err != nil {
+		t.Fatal(err)
+	}
+	stop := start(t, env, daemon.Deps{Pool: h.Pool, NC: h.NC})
+	if _, err := verify(t, h.NC, bootstrapKey); err != nil {
+		t.Errorf("verify after a start without the key: %v", err)
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
 	}
 }

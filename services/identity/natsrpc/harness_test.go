@@ -8,6 +8,7 @@ import (
 
 	"github.com/ledgerplatform/ledger/contracts/identityv1"
 	"github.com/ledgerplatform/ledger/pkg/auth"
+	"github.com/ledgerplatform/ledger/pkg/mailseal"
 	"github.com/ledgerplatform/ledger/pkg/testkit"
 	"github.com/ledgerplatform/ledger/services/identity"
 	"github.com/ledgerplatform/ledger/services/identity/identityd"
@@ -22,7 +23,7 @@ type harness struct{ *testkit.RPC }
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
-	env := map[string]string{"BOOTSTRAP_API_KEY": identitytest.BootstrapKey}
+	env := map[string]string{"BOOTSTRAP_API_KEY": identitytest.BootstrapKey, "MAILER_PUBLIC_KEY": mailseal.Encode(identitytest.MailerPublic)}
 	svc, err := identityd.Service(func(k string) string { return env[k] })
 	if err != nil {
 		t.Fatal(err)

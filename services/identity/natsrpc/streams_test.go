@@ -17,6 +17,7 @@ import (
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
 	"github.com/ledgerplatform/ledger/pkg/testkit"
+	"github.com/ledgerplatform/ledger/services/identity/internal/identitytest"
 )
 
 // startAuditConsumer creates the gateway's stream, as the gateway does when
@@ -170,6 +171,8 @@ func TestOutboxReachesJetStream(t *testing.T) {
 		InviteToken string `json:"invite_token"`
 	}
 	h.OK(identityv1.SubjectUsersInvite, testkit.Rq{As: admin, Body: map[string]any{"email": "anna@acme.example", "role": "viewer"}}, http.StatusCreated, &inv)
+	// A second admin key, or the tenant's last admin key could not go.
+	h.OK(identityv1.SubjectKeysCreate, testkit.Rq{As: admin, Body: map[string]any{"label": "second", "role": "admin"}}, http.StatusCreated, nil)
 	h.OK(identityv1.SubjectKeysDelete, testkit.Rq{As: admin, Params: map[string]string{"id": admin.KeyID}}, http.StatusOK, nil)
 
 	next := func(stream, subject string) map[string]any {
@@ -199,8 +202,12 @@ func TestOutboxReachesJetStream(t *testing.T) {
 		t.Errorf("tenant_created = %v", created)
 	}
 	mail := next(identityv1.StreamMail, identityv1.SubjectSendMail)
-	if mail["to"] != "anna@acme.example" || mail["template"] != "invite" || mail["token"] != inv.InviteToken {
+	if mail["to"] != "anna@acme.example" || mail["template"] != "invite" {
 		t.Errorf("mail = %v", mail)
+	}
+	// On the bus the link's token is sealed; the mail sender's key opens it.
+	if got := identitytest.MailToken(t, mail); got != inv.InviteToken {
+		t.Errorf("sealed token opens to %q, want the invitation's %q", got, inv.InviteToken)
 	}
 	h.drained(t)
 }

@@ -30,10 +30,10 @@ func fixUser(u *identity.User) {
 	u.InvitedAt, u.LastLogin = utc(u.InvitedAt), utc(u.LastLogin)
 }
 
-const keyCols = "k.id, k.tenant_id, k.label, COALESCE(k.role, ''), k.scopes, k.key_prefix, k.key_hash, k.created_by, k.created_at, k.revoked_at, k.last_used_at, k.call_count"
+const keyCols = "k.id, k.tenant_id, k.label, COALESCE(k.role, ''), k.scopes, k.key_prefix, k.key_hash, k.created_by, k.created_at, k.revoked_at, k.last_used_at, k.call_count, k.rate_limit_per_minute"
 
 func keyDest(k *identity.APIKey) []any {
-	return []any{&k.ID, &k.TenantID, &k.Label, &k.Role, &k.Scopes, &k.Prefix, &k.Hash, &k.CreatedBy, &k.CreatedAt, &k.RevokedAt, &k.LastUsedAt, &k.CallCount}
+	return []any{&k.ID, &k.TenantID, &k.Label, &k.Role, &k.Scopes, &k.Prefix, &k.Hash, &k.CreatedBy, &k.CreatedAt, &k.RevokedAt, &k.LastUsedAt, &k.CallCount, &k.RateLimit}
 }
 
 func fixKey(k *identity.APIKey) {

@@ -46,11 +46,14 @@ func invite(ctx context.Context, tx pgx.Tx, inv identity.Invite) error {
 }
 
 // UpdateUser implements identity.Store.
-func (s *Store) UpdateUser(ctx context.Context, tenantID, userID string, p identity.UserPatch) (identity.User, error) {
+func (s *Store) UpdateUser(ctx context.Context, tenantID, userID string, p identity.UserPatch, guard func(identity.User) error) (identity.User, error) {
 	var u identity.User
 	err := db.InTenant(ctx, s.pool, tenantID, db.ReadCommitted, func(tx pgx.Tx) error {
 		before, err := lockUser(ctx, tx, tenantID, userID)
 		if err != nil {
+			return err
+		}
+		if err := guard(before); err != nil {
 			return err
 		}
 		after := before
@@ -87,10 +90,13 @@ func (s *Store) UpdateUser(ctx context.Context, tenantID, userID string, p ident
 }
 
 // DeleteUser implements identity.Store.
-func (s *Store) DeleteUser(ctx context.Context, tenantID, userID string) error {
+func (s *Store) DeleteUser(ctx context.Context, tenantID, userID string, guard func(identity.User) error) error {
 	err := db.InTenant(ctx, s.pool, tenantID, db.ReadCommitted, func(tx pgx.Tx) error {
 		before, err := lockUser(ctx, tx, tenantID, userID)
 		if err != nil {
+			return err
+		}
+		if err := guard(before); err != nil {
 			return err
 		}
 		if err := keepAnAdmin(ctx, tx, before, identity.User{}); err != nil {
@@ -107,15 +113,22 @@ func (s *Store) DeleteUser(ctx context.Context, tenantID, userID string) error {
 	return errs.Wrap("postgres.DeleteUser", err)
 }
 
-// lockUser reads a user for a change. The transaction-scoped advisory lock
-// serialises changes to one tenant's users, so two admins demoting each
-// other at once cannot both pass the last-admin check.
+// lockUser reads a user for a change under lockAdmins.
 func lockUser(ctx context.Context, tx pgx.Tx, tenantID, userID string) (identity.User, error) {
-	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtext('identity.users:' || $1))", tenantID); err != nil {
+	if err := lockAdmins(ctx, tx, tenantID); err != nil {
 		return identity.User{}, err
 	}
 	u, err := scanUser(tx.QueryRow(ctx, "SELECT "+userCols+" FROM identity.users u WHERE u.id = $1 AND u.tenant_id = $2 AND u.deleted_at IS NULL FOR UPDATE", userID, tenantID))
 	return u, db.NotFound(err, "user not found")
+}
+
+// lockAdmins takes the transaction-scoped advisory lock that serialises
+// changes to one tenant's users and admin keys, so two admins demoting
+// each other (or revoking each other's keys) at once cannot both pass the
+// last-admin check.
+func lockAdmins(ctx context.Context, tx pgx.Tx, tenantID string) error {
+	_, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtext('identity.users:' || $1))", tenantID)
+	return err
 }
 
 // keepAnAdmin refuses a change that leaves the tenant without an active admin.

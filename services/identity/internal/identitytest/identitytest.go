@@ -5,6 +5,7 @@ package identitytest
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"testing"
 
@@ -13,6 +14,7 @@ import (
 
 	"github.com/ledgerplatform/ledger/pkg/auth"
 	"github.com/ledgerplatform/ledger/pkg/db"
+	"github.com/ledgerplatform/ledger/pkg/mailseal"
 	"github.com/ledgerplatform/ledger/pkg/testkit"
 	"github.com/ledgerplatform/ledger/services/identity"
 	"github.com/ledgerplatform/ledger/services/identity/postgres"
@@ -20,6 +22,39 @@ import (
 
 // BootstrapKey is the operator's admin key in every Env.
 const BootstrapKey = "lgr_test-bootstrap-key-0123456789abcdef"
+
+// The mail sender's key pair every Env seals mailed links to.
+var MailerPublic, MailerPrivate = mustMailerKey()
+
+func mustMailerKey() (*mailseal.Key, *mailseal.Key) {
+	pub, priv, err := mailseal.GenerateKey()
+	if err != nil {
+		panic(err)
+	}
+	return pub, priv
+}
+
+// MailToken opens the sealed token of a mail command's payload as the mail
+// sender would; the payload must carry no token in the clear.
+func MailToken(t testing.TB, payload map[string]any) string {
+	t.Helper()
+	if _, clear := payload["token"]; clear {
+		t.Fatalf("mail command carries a raw token: %v", payload)
+	}
+	s, _ := payload["sealed_token"].(string)
+	sealed, err := base64.StdEncoding.DecodeString(s)
+	if err != nil || s == "" {
+		t.Fatalf("mail command without a sealed token: %v", payload)
+	}
+	if payload["key_id"] != mailseal.KeyID(MailerPublic) {
+		t.Fatalf("mail command sealed to key %v, want %s", payload["key_id"], mailseal.KeyID(MailerPublic))
+	}
+	token, err := mailseal.Open(MailerPublic, MailerPrivate, sealed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return token
+}
 
 // Env is one test's identity service.
 type Env struct {
@@ -36,7 +71,7 @@ func New(t testing.TB, opts ...identity.Option) *Env {
 	url := testkit.Postgres(t, postgres.Migrations)
 	pool := open(t, url, postgres.Migrations.Role, 10)
 	store := postgres.New(pool)
-	svc, err := identity.New(context.Background(), store, opts...)
+	svc, err := identity.New(context.Background(), store, append([]identity.Option{identity.WithMailerKey(MailerPublic)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
