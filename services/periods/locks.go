@@ -106,6 +106,10 @@ func (s *Service) CreateAdjustment(ctx context.Context, c *auth.Claims, year str
 	return p, nil
 }
 
+// waitForBusy bounds the wait for another change of the period, which
+// takes as long as one ledger call; it ends well before the caller's deadline.
+const waitForBusy = 5 * time.Second
+
 // finishWithin bounds the local transaction after the ledger's answer,
 // which runs even when the caller has given up: the ledger has the change.
 const finishWithin = 10 * time.Second
@@ -121,6 +125,7 @@ const finishWithin = 10 * time.Second
 func (s *Service) change(ctx context.Context, ch StatusChange, check func(periodsv1.Period) error) (periodsv1.Period, error) {
 	var pend Pending
 	var err error
+	giveUp := time.After(waitForBusy)
 	for wait := 2 * time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
 		pend, err = s.store.BeginChange(ctx, ch, check)
 		if !errors.Is(err, ErrBusy) {
@@ -128,6 +133,8 @@ func (s *Service) change(ctx context.Context, ch StatusChange, check func(period
 		}
 		select {
 		case <-ctx.Done():
+			return periodsv1.Period{}, ctx.Err()
+		case <-giveUp:
 			return periodsv1.Period{}, errs.E(errs.Conflict, "another lock change of period %s is in progress; check GET /v1/periods before retrying", ch.Period)
 		case <-time.After(wait):
 		}

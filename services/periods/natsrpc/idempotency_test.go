@@ -1,0 +1,135 @@
+package natsrpc_test
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
+	"github.com/ledgerplatform/ledger/contracts/periodsv1"
+	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/testkit"
+	"github.com/ledgerplatform/ledger/services/periods/internal/periodstest"
+	"github.com/ledgerplatform/ledger/services/periods/natsrpc"
+)
+
+// While the ledger applies a lock change, the periods service holds no
+// lock and no open transaction on its tables: the fake ledger looks at
+// pg_locks during every command.
+func TestNoTransactionAcrossLedgerCall(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	c := periodstest.Tenant("Short transactions")
+	var mu sync.Mutex
+	var held []int
+	h.Peers.DuringLock(func(ledgerv1.SetPeriodLock) {
+		var n int
+		if err := h.Pool.QueryRow(context.Background(), `SELECT count(*) FROM pg_locks l
+			JOIN pg_class r ON r.oid = l.relation JOIN pg_namespace s ON s.oid = r.relnamespace
+			WHERE s.nspname = 'periods' AND r.relname IN ('periods', 'idempotency_keys', 'periods_pkey', 'idempotency_keys_pkey')
+			AND l.pid <> pg_backend_pid()`).Scan(&n); err != nil {
+			t.Error(err)
+		}
+		mu.Lock()
+		held = append(held, n)
+		mu.Unlock()
+	})
+	steps := []struct {
+		subject, param, value, key string
+		status                     int
+	}{
+		{periodsv1.SubjectSoftLock, "period", "2025-04", "soft", 200},
+		{periodsv1.SubjectReopen, "period", "2025-04", "", 200},
+		{periodsv1.SubjectLock, "period", "2025-04", "hard", 200},
+		{periodsv1.SubjectCreateAdjustment, "year", "2025", "adj", 201},
+	}
+	for _, s := range steps {
+		// The consumer of earlier echoes would be seen too.
+		testkit.Eventually(t, "the echoes", func() bool { return h.Drained(t, natsrpc.LocksConsumer) })
+		h.OK(s.subject, testkit.Rq{As: c, Params: param(s.param, s.value), IdempotencyKey: s.key}, s.status, nil)
+	}
+	if diff := cmp.Diff([]int{0, 0, 0, 0}, held); diff != "" {
+		t.Fatalf("locks held by the periods service during the ledger call (-want +got):\n%s", diff)
+	}
+}
+
+// The same request on two replicas at once runs once: the ledger hears
+// one command, every answer is the first answer byte for byte or 409
+// IDEMPOTENCY_KEY_IN_PROGRESS, and a later repeat replays it.
+func TestTwinsOnTwoReplicas(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.start() // a second replica on the same database and NATS
+	c := periodstest.Tenant("Twins")
+	h.Peers.DuringLock(func(ledgerv1.SetPeriodLock) { time.Sleep(300 * time.Millisecond) })
+	rq := testkit.Rq{As: c, Params: param("period", "2025-09"), IdempotencyKey: "twin"}
+	const n = 6
+	replies := make([]testkit.Reply, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() { defer wg.Done(); replies[i] = h.Call(periodsv1.SubjectLock, rq) }()
+	}
+	wg.Wait()
+	var first []byte
+	for _, r := range replies {
+		if r.Status == http.StatusOK && first == nil {
+			first = r.Body
+		}
+	}
+	if first == nil {
+		t.Fatalf("no twin succeeded: %+v", replies)
+	}
+	for _, r := range replies {
+		switch {
+		case r.Status == http.StatusOK && string(r.Body) == string(first):
+		case r.Status == http.StatusConflict && r.Code == errs.IdempotencyKeyInProgress:
+		default:
+			t.Errorf("twin answered %d %s %s", r.Status, r.Code, r.Body)
+		}
+	}
+	if cmds := h.Peers.Commands(); len(cmds) != 1 {
+		t.Fatalf("the ledger heard %d commands, want 1: %v", len(cmds), cmds)
+	}
+	if again := h.Call(periodsv1.SubjectLock, rq); again.Status != http.StatusOK || string(again.Body) != string(first) {
+		t.Fatalf("repeat answered %d %s, want the first answer %s", again.Status, again.Body, first)
+	}
+	var changes int
+	testkit.Eventually(t, "the relay", func() bool {
+		return h.Pool.QueryRow(context.Background(), "SELECT count(*) FROM periods.outbox").Scan(&changes) == nil && changes == 0
+	})
+	if st, _ := h.status(t, c.TenantID, "2025-09"); st != "hard-locked" {
+		t.Fatalf("status %q", st)
+	}
+}
+
+// A process that dies after the ledger applied its change, before its
+// second transaction: the ledger's event applies the pending change, and
+// the period is free for the next change.
+func TestCrashBetweenLedgerAndFinish(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	c := periodstest.Tenant("Crash")
+	h.transition(t, periodsv1.SubjectSoftLock, c, "2025-02") // the row and the tenant exist
+	testkit.Eventually(t, "the echo", func() bool { return h.Drained(t, natsrpc.LocksConsumer) })
+	// What BeginChange leaves behind, and the ledger's event of the change.
+	if _, err := h.Pool.Exec(context.Background(), `UPDATE periods.periods SET pending_id = gen_random_uuid(), pending_status = 'hard-locked',
+		pending_by = 'crashed', pending_since = now(), unconfirmed = unconfirmed + 1 WHERE tenant_id = $1 AND period = '2025-02'`, c.TenantID); err != nil {
+		t.Fatal(err)
+	}
+	h.Fails(periodsv1.SubjectReopen, testkit.Rq{As: c, Params: param("period", "2025-02")}, http.StatusConflict, errs.Conflict)
+	h.Peers.PublishLockSet(t, ledgerv1.SetPeriodLock{TenantID: c.TenantID, Period: "2025-02", Status: "hard-locked", LockedBy: "crashed"})
+	testkit.Eventually(t, "the ledger's event to finish the change", func() bool {
+		st, n := h.status(t, c.TenantID, "2025-02")
+		return st == "hard-locked" && n == 0
+	})
+	var pending *string
+	if err := h.Pool.QueryRow(context.Background(), "SELECT pending_id::text FROM periods.periods WHERE tenant_id = $1 AND period = '2025-02'", c.TenantID).Scan(&pending); err != nil || pending != nil {
+		t.Fatalf("pending change left: %v %v", pending, err)
+	}
+	h.Fails(periodsv1.SubjectReopen, testkit.Rq{As: c, Params: param("period", "2025-02")}, http.StatusConflict, errs.PeriodAlreadyLocked)
+}
