@@ -203,12 +203,12 @@ func Release(ctx context.Context, tx pgx.Tx, schema string) error {
 }
 
 // Middleware makes the endpoint of an Idempotent route idempotent; op names
-// the operation, so one key reused for another route is refused too. The
-// endpoint's store claims and saves in the transaction of its effect. An
-// endpoint whose effect opened no transaction here (a forward to another
-// service, which carries the Idempotency-Key along and is idempotent there)
-// has its answer stored afterwards in a transaction of its own, the first
-// stored answer winning.
+// the operation, so one key reused for another route is refused too. A
+// stored answer is replayed at once; otherwise the endpoint's store claims
+// and saves in the transaction of its effect. An endpoint whose effect
+// opened no transaction here (a forward to another service, which carries
+// the Idempotency-Key along and is idempotent there) has its answer stored
+// afterwards in a transaction of its own, the first stored answer winning.
 func Middleware(b db.Beginner, schema, op string) endpoint.Middleware {
 	return func(next endpoint.Endpoint) endpoint.Endpoint {
 		return func(ctx context.Context, req any) (any, error) {
@@ -222,6 +222,22 @@ func Middleware(b db.Beginner, schema, op string) endpoint.Middleware {
 				return next(ctx, req)
 			}
 			r := &request{tenant: c.TenantID, scope: c.Actor(), key: key, hash: Hash(op, nr)}
+			// A retry of an answered request is answered before the endpoint
+			// reads any state, which may have moved on so far that the request
+			// would now be refused. Twins in flight are decided by Claim.
+			var rec *Record
+			err := db.InTenant(ctx, b, r.tenant, db.ReadOnly, func(tx pgx.Tx) (err error) {
+				rec, err = Lookup(ctx, tx, schema, r.tenant, r.scope, r.key)
+				return err
+			})
+			switch {
+			case err != nil:
+				return nil, err
+			case rec != nil && rec.Hash != r.hash:
+				return nil, errs.E(errs.IdempotencyKeyReused, "this Idempotency-Key was used with a different request")
+			case rec != nil && rec.Status != 0:
+				return &natsx.Response{Status: rec.Status, Body: rec.Body}, nil
+			}
 			ctx = context.WithValue(ctx, ctxKey{}, r)
 			resp, err := next(ctx, req)
 			if err == nil && r.saved == nil {

@@ -37,8 +37,9 @@ type replica struct {
 	// hold, when set, is waited for after the claim, inside the
 	// transaction; lose, when set, fails the call after the commit (a reply
 	// lost with its process).
-	hold chan struct{}
-	lose bool
+	hold    chan struct{}
+	claimed chan struct{}
+	lose    bool
 }
 
 func newDB(t *testing.T) string {
@@ -72,6 +73,7 @@ func newReplica(t *testing.T, u string) *replica {
 				return err
 			}
 			if r.hold != nil {
+				close(r.claimed)
 				<-r.hold
 			}
 			if _, err := tx.Exec(ctx, "INSERT INTO idemtest.effects (id, body) VALUES ($1, $2)", id, string(nr.Body)); err != nil {
@@ -160,13 +162,14 @@ func TestTwinsOnTwoReplicas(t *testing.T) {
 	t.Parallel()
 	u := newDB(t)
 	a, b := newReplica(t, u), newReplica(t, u)
-	a.hold = make(chan struct{})
+	a.hold, a.claimed = make(chan struct{}), make(chan struct{})
 	ctx := natsx.WithIdempotencyKey(claims(uuid.NewString(), "k"), "twin")
 	var wg sync.WaitGroup
 	var first any
 	var ferr error
 	wg.Add(1)
 	go func() { defer wg.Done(); first, ferr = a.e(ctx, `{"n":1}`) }()
+	<-a.claimed
 	// b's claim waits on a's uncommitted row.
 	second := make(chan any, 1)
 	go func() {
@@ -178,7 +181,7 @@ func TestTwinsOnTwoReplicas(t *testing.T) {
 	}()
 	testkit.Eventually(t, "the twin to wait on the key", func() bool {
 		var n int
-		_ = a.pool.QueryRow(context.Background(), "SELECT count(*) FROM pg_locks WHERE NOT granted").Scan(&n)
+		_ = a.pool.QueryRow(context.Background(), "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'").Scan(&n)
 		return n > 0
 	})
 	close(a.hold)
