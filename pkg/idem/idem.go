@@ -88,9 +88,6 @@ func from(ctx context.Context) *request {
 	return r
 }
 
-// Active reports whether ctx carries an idempotent request.
-func Active(ctx context.Context) bool { return from(ctx) != nil }
-
 // Reply sets how the route turns the result its store saves into the
 // answer (a *natsx.Response for another status than 200). Routes that wrap
 // a service result set it before calling the service; an outer wrapper sets
