@@ -3,6 +3,7 @@ package natsrpc_test
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"sync"
 	"testing"
 	"time"
@@ -12,6 +13,8 @@ import (
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
 	"github.com/ledgerplatform/ledger/contracts/periodsv1"
 	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/idem"
+	"github.com/ledgerplatform/ledger/pkg/natsx"
 	"github.com/ledgerplatform/ledger/pkg/testkit"
 	"github.com/ledgerplatform/ledger/services/periods/internal/periodstest"
 	"github.com/ledgerplatform/ledger/services/periods/natsrpc"
@@ -132,4 +135,38 @@ func TestCrashBetweenLedgerAndFinish(t *testing.T) {
 		t.Fatalf("pending change left: %v %v", pending, err)
 	}
 	h.Fails(periodsv1.SubjectReopen, testkit.Rq{As: c, Params: param("period", "2025-02")}, http.StatusConflict, errs.PeriodAlreadyLocked)
+}
+
+// A request whose process died after its first transaction left its key
+// claimed and its change pending; once both are older than their timeouts
+// the client's retry with the same key takes them over and finishes.
+func TestRetryResumesAbandonedChange(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	c := periodstest.Tenant("Resume")
+	h.transition(t, periodsv1.SubjectSoftLock, c, "2025-10")
+	testkit.Eventually(t, "the echo", func() bool { return h.Drained(t, natsrpc.LocksConsumer) })
+	ctx := context.Background()
+	hash := idem.Hash(periodsv1.SubjectLock, &natsx.Request{Params: url.Values{"period": {"2025-10"}}})
+	if _, err := h.Pool.Exec(ctx, `INSERT INTO periods.idempotency_keys (tenant_id, scope, key, request_hash, status, response, created_at)
+		VALUES ($1, $2, 'resume', $3, 0, 'null', now() - interval '1 hour')`, c.TenantID, c.Actor(), hash); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Pool.Exec(ctx, `UPDATE periods.periods SET pending_id = gen_random_uuid(), pending_status = 'hard-locked',
+		pending_by = 'crashed', pending_since = now() - interval '1 hour', unconfirmed = unconfirmed + 1 WHERE tenant_id = $1 AND period = '2025-10'`, c.TenantID); err != nil {
+		t.Fatal(err)
+	}
+	before := len(h.Peers.Commands())
+	rq := testkit.Rq{As: c, Params: param("period", "2025-10"), IdempotencyKey: "resume"}
+	first := h.OK(periodsv1.SubjectLock, rq, 200, nil)
+	if again := h.OK(periodsv1.SubjectLock, rq, 200, nil); string(again.Body) != string(first.Body) {
+		t.Fatalf("replay differs:\n%s\n%s", first.Body, again.Body)
+	}
+	if n := len(h.Peers.Commands()) - before; n != 1 {
+		t.Fatalf("the ledger heard %d commands, want 1", n)
+	}
+	testkit.Eventually(t, "the echo of the resumed change", func() bool {
+		st, n := h.status(t, c.TenantID, "2025-10")
+		return st == "hard-locked" && n == 0 && h.Drained(t, natsrpc.LocksConsumer)
+	})
 }
