@@ -22,7 +22,8 @@ import (
 
 // While the ledger applies a lock change, the periods service holds no
 // lock and no open transaction on its tables: the fake ledger looks at
-// pg_locks during every command.
+// pg_locks of the test's database during every command (test databases
+// are clones, so the relation's oid alone would match other tests').
 func TestNoTransactionAcrossLedgerCall(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
@@ -34,7 +35,7 @@ func TestNoTransactionAcrossLedgerCall(t *testing.T) {
 		if err := h.Pool.QueryRow(context.Background(), `SELECT count(*) FROM pg_locks l
 			JOIN pg_class r ON r.oid = l.relation JOIN pg_namespace s ON s.oid = r.relnamespace
 			WHERE s.nspname = 'periods' AND r.relname IN ('periods', 'idempotency_keys', 'periods_pkey', 'idempotency_keys_pkey')
-			AND l.pid <> pg_backend_pid()`).Scan(&n); err != nil {
+			AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) AND l.pid <> pg_backend_pid()`).Scan(&n); err != nil {
 			t.Error(err)
 		}
 		mu.Lock()
