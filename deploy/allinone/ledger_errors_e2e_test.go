@@ -179,11 +179,22 @@ func TestLedgerConflicts(t *testing.T) {
 		t.Fatalf("lock refusal: %s", r.Raw)
 	}
 	p.book(w, bookingBody("2025-04-01", "Miete April", bline("6310", "1800", "800.00"))) // the next month is open
-	p.setLock(tenant, "2025-03", "hard-locked")
-	r = p.expectError(409, "PERIOD_LOCKED", "POST", "/v1/bookings", w, march)
+	jan := bookingBody("2025-01-31", "Miete Januar", bline("6310", "1800", "800.00"))
+	p.setLock(tenant, "2025-01", "hard-locked")
+	r = p.expectError(409, "PERIOD_LOCKED", "POST", "/v1/bookings", w, jan)
 	if !strings.Contains(r.str("error"), "hard-locked") {
 		t.Fatalf("hard lock refusal: %s", r.Raw)
 	}
+	// Festschreibung is final whoever sends the command: the ledger itself
+	// refuses to open or soft-lock a hard-locked month.
+	for _, st := range []string{"open", "soft-locked"} {
+		if err := p.rpc(ledgerv1.SubjectSetPeriodLock, ledgerv1.SetPeriodLock{TenantID: tenant, Period: "2025-01", Status: st, LockedBy: "e2e"}, nil); !errs.Is(err, errs.PeriodAlreadyLocked) {
+			t.Fatalf("set_lock %s on a hard-locked month: %v, want PERIOD_ALREADY_LOCKED", st, err)
+		}
+	}
+	p.expectError(409, "PERIOD_LOCKED", "POST", "/v1/bookings", w, jan)
+	p.wantCount(1, "SELECT count(*) FROM ledger.period_locks WHERE tenant_id = $1 AND period = '2025-01' AND status = 'hard-locked'", tenant)
+	p.setLock(tenant, "2025-01", "hard-locked") // repeating the lock itself is fine
 	p.setLock(tenant, "2025-03", "open")
 	march1 := p.book(w, march)
 	// A reversal is a posting too: dated in a locked month it is refused,

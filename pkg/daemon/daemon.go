@@ -26,6 +26,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/ledgerplatform/ledger/pkg/db"
 	"github.com/ledgerplatform/ledger/pkg/idem"
 	"github.com/ledgerplatform/ledger/pkg/inbox"
 	"github.com/ledgerplatform/ledger/pkg/migrate"
@@ -201,12 +202,12 @@ func Run(ctx context.Context, svc Service, cfg Config, deps Deps) (err error) {
 	if err != nil {
 		return err
 	}
-	var keys idem.Store
+	var keys db.Beginner
 	if svc.DB.Idempotency {
-		keys = idem.PG{Pool: env.Pool, Schema: svc.DB.Schema}
+		keys = env.Pool
 	}
 	for _, rt := range parts.Routes {
-		if err := srv.Mount(rt, Chain(rt, keys, parts.Middleware...)...); err != nil {
+		if err := srv.Mount(rt, Chain(rt, keys, svc.DB.Schema, parts.Middleware...)...); err != nil {
 			_ = srv.Stop()
 			return err
 		}
@@ -215,14 +216,15 @@ func Run(ctx context.Context, svc Service, cfg Config, deps Deps) (err error) {
 }
 
 // Chain is the endpoint middleware of a route, outermost first: the
-// caller's tenant, then idempotency, then the service's own.
-func Chain(rt natsx.Route, keys idem.Store, own ...endpoint.Middleware) []endpoint.Middleware {
+// caller's tenant, then idempotency (keys in schema, claimed by the
+// route's store), then the service's own.
+func Chain(rt natsx.Route, keys db.Beginner, schema string, own ...endpoint.Middleware) []endpoint.Middleware {
 	var mw []endpoint.Middleware
 	if !rt.Internal {
 		mw = append(mw, natsx.RequireTenant)
 	}
 	if rt.Idempotent && keys != nil {
-		mw = append(mw, idem.Middleware(keys, rt.Subject))
+		mw = append(mw, idem.Middleware(keys, schema, rt.Subject))
 	}
 	return append(mw, own...)
 }
@@ -236,9 +238,8 @@ func sharedLoops(svc Service, env Env) []Loop {
 		ls = append(ls, Loop{Name: "outbox relay", Run: relay.Run})
 	}
 	if svc.DB.Idempotency {
-		keys := idem.PG{Pool: env.Pool, Schema: svc.DB.Schema}
 		ls = append(ls, Loop{Name: "prune idempotency keys", Every: PruneEvery, Run: func(ctx context.Context) error {
-			_, err := keys.Prune(ctx, time.Now().Add(-idem.KeepFor))
+			_, err := idem.Prune(ctx, env.Pool, svc.DB.Schema, time.Now().Add(-idem.KeepFor))
 			return err
 		}})
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/ledgerplatform/ledger/pkg/daemon"
 	"github.com/ledgerplatform/ledger/pkg/db"
 	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/idem"
 	"github.com/ledgerplatform/ledger/pkg/inbox"
 	"github.com/ledgerplatform/ledger/pkg/migrate"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
@@ -55,11 +56,16 @@ func notesService(handled *atomic.Int64) daemon.Service {
 				c := natsx.Claims(ctx)
 				n := note{ID: uuid.NewString(), Text: in.Text}
 				err := db.InTenant(ctx, env.Pool, c.TenantID, db.ReadCommitted, func(tx pgx.Tx) error {
+					if err := idem.Claim(ctx, tx, "notes"); err != nil {
+						return err
+					}
 					if _, err := tx.Exec(ctx, "INSERT INTO notes.notes (id, tenant_id, text) VALUES ($1, $2, $3)", n.ID, c.TenantID, n.Text); err != nil {
 						return err
 					}
-					_, err := outbox.Put(ctx, tx, "notes", "evt.notes.created", noted{TenantID: c.TenantID, ID: n.ID})
-					return err
+					if _, err := outbox.Put(ctx, tx, "notes", "evt.notes.created", noted{TenantID: c.TenantID, ID: n.ID}); err != nil {
+						return err
+					}
+					return idem.Save(ctx, tx, "notes", natsx.Created(n))
 				})
 				if err != nil {
 					return nil, err

@@ -1,19 +1,30 @@
-// Package idem makes mutating endpoints idempotent (DESIGN rule 5): a
+// Package idem makes mutating requests idempotent (DESIGN rule 5): a
 // request repeated with the same Idempotency-Key and the same body gets the
-// first answer again, the same key with another body 422, and a concurrent
-// duplicate 409. Keys are scoped by tenant and credential and kept in the
-// owning service's schema. Refusals are not stored, so a client may retry
-// them with the same key. Postings keep their keys inside the posting
-// transaction instead (the ledger); this middleware is for the rest.
+// first answer again byte for byte, the same key with another body 422, and
+// a concurrent duplicate waits for the first and replays its answer (409
+// while the first spans transactions, see Claim).
 //
-// Each schema using it holds:
+// The key is claimed in Postgres inside the transaction of the effect, and
+// the answer is stored in that same transaction: two replicas cannot both
+// run the effect (the second INSERT waits on the primary key until the first
+// commits), and a crash after the commit replays the stored answer instead of
+// running the effect again. A refusal rolls the claim back with the effect,
+// so a client may retry it with the same key.
+//
+// The pieces: Middleware puts the request (tenant, credential, key, hash) in
+// ctx; the store calls Claim as the first statement of its write
+// transaction and Save before it commits; Middleware answers with what was
+// saved, or with the stored answer when Claim found one. Postings keep their
+// keys in the same table from the ledger's group commit (Lookup and Record).
+//
+// Each schema using it holds (pkg/migrate/shared):
 //
 //	CREATE TABLE idempotency_keys (
 //	    tenant_id    uuid NOT NULL,
 //	    scope        text NOT NULL,
 //	    key          text NOT NULL,
 //	    request_hash text NOT NULL,
-//	    status       int NOT NULL,
+//	    status       int NOT NULL,  -- 0: claimed, no answer yet
 //	    response     json NOT NULL,
 //	    created_at   timestamptz NOT NULL DEFAULT now(),
 //	    PRIMARY KEY (tenant_id, scope, key)
@@ -27,12 +38,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/go-kit/kit/endpoint"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/ledgerplatform/ledger/pkg/auth"
 	"github.com/ledgerplatform/ledger/pkg/db"
@@ -44,6 +53,13 @@ import (
 // least 7 days (DESIGN rule 5), every service prunes after this.
 const KeepFor = 30 * 24 * time.Hour
 
+// ClaimTimeout is how long a claim committed without an answer (an effect
+// spanning transactions, such as a periods lock around its call to the
+// ledger) holds its key. A claim older than this was left by a crashed
+// process; the next request with the same key and body takes it over and
+// resumes the effect. It is far longer than any call deadline.
+var ClaimTimeout = 2 * time.Minute
+
 // Record is a stored first answer.
 type Record struct {
 	Hash   string
@@ -51,72 +67,195 @@ type Record struct {
 	Body   json.RawMessage
 }
 
-// Store keeps records; Save leaves an existing record as it is.
-type Store interface {
-	Lookup(ctx context.Context, tenant, scope, key string) (*Record, error)
-	Save(ctx context.Context, tenant, scope, key string, r Record) error
+// Replay is the error Claim returns when the key already holds the answer
+// to the same request; the store returns it as is (wrapped or not) and the
+// middleware answers with the record.
+type Replay struct{ Record }
+
+func (*Replay) Error() string { return "idem: the request was answered before" }
+
+// request is the idempotent request in flight, put in ctx by Middleware.
+type request struct {
+	tenant, scope, key, hash string
+	reply                    func(any) any
+	saved                    *Record
 }
 
-// Middleware wraps an endpoint taking a *natsx.Request. op names the
-// operation, so one key reused for another route is refused too.
-func Middleware(s Store, op string) endpoint.Middleware {
-	var mu sync.Mutex
-	running := map[[3]string]bool{}
+type ctxKey struct{}
+
+func from(ctx context.Context) *request {
+	r, _ := ctx.Value(ctxKey{}).(*request)
+	return r
+}
+
+// Reply sets how the route turns the result its store saves into the
+// answer (a *natsx.Response for another status than 200). Routes that wrap
+// a service result set it before calling the service; an outer wrapper sets
+// it first, so the inner shape is applied first.
+func Reply(ctx context.Context, f func(result any) any) {
+	r := from(ctx)
+	if r == nil {
+		return
+	}
+	if outer := r.reply; outer != nil {
+		r.reply = func(v any) any { return outer(f(v)) }
+		return
+	}
+	r.reply = f
+}
+
+// Claim claims the request's key in tx; it must be the first write of the
+// transaction of the effect. Without an idempotent request in ctx it does
+// nothing. A concurrent twin waits here until the first transaction ends:
+// after a commit it gets *Replay (or, under REPEATABLE READ, a
+// serialisation failure db.WithTx retries), after a rollback the claim.
+// The same key with another request is IDEMPOTENCY_KEY_REUSED; a claim
+// committed without an answer is IDEMPOTENCY_KEY_IN_PROGRESS until
+// ClaimTimeout, then taken over.
+func Claim(ctx context.Context, tx pgx.Tx, schema string) error {
+	r := from(ctx)
+	if r == nil {
+		return nil
+	}
+	tag, err := tx.Exec(ctx, "INSERT INTO "+table(schema)+` (tenant_id, scope, key, request_hash, status, response)
+		VALUES ($1, $2, $3, $4, 0, 'null') ON CONFLICT DO NOTHING`, r.tenant, r.scope, r.key, r.hash)
+	if err != nil {
+		return fmt.Errorf("idem.Claim: %w", err)
+	}
+	if tag.RowsAffected() == 1 {
+		return nil
+	}
+	var rec Record
+	var stale bool
+	err = tx.QueryRow(ctx, "SELECT request_hash, status, response, created_at < now() - make_interval(secs => $4) FROM "+table(schema)+
+		" WHERE tenant_id = $1 AND scope = $2 AND key = $3 FOR UPDATE", r.tenant, r.scope, r.key, ClaimTimeout.Seconds()).
+		Scan(&rec.Hash, &rec.Status, &rec.Body, &stale)
+	if err != nil {
+		return fmt.Errorf("idem.Claim: %w", err)
+	}
+	switch {
+	case rec.Hash != r.hash:
+		return errs.E(errs.IdempotencyKeyReused, "this Idempotency-Key was used with a different request")
+	case rec.Status != 0:
+		return &Replay{rec}
+	case !stale:
+		return errs.E(errs.IdempotencyKeyInProgress, "a request with this Idempotency-Key is in progress")
+	}
+	_, err = tx.Exec(ctx, "UPDATE "+table(schema)+" SET created_at = now() WHERE tenant_id = $1 AND scope = $2 AND key = $3",
+		r.tenant, r.scope, r.key)
+	if err != nil {
+		return fmt.Errorf("idem.Claim: take over: %w", err)
+	}
+	return nil
+}
+
+// Save stores the answer to the claimed request in tx, before it commits:
+// result shaped by Reply, a *natsx.Response carrying its status. Without an
+// idempotent request in ctx it does nothing.
+func Save(ctx context.Context, tx pgx.Tx, schema string, result any) error {
+	r := from(ctx)
+	if r == nil {
+		return nil
+	}
+	if r.reply != nil {
+		result = r.reply(result)
+	}
+	status, body := 200, result
+	if v, ok := result.(*natsx.Response); ok {
+		if v.Status != 0 {
+			status = v.Status
+		}
+		body = v.Body
+	}
+	b, err := json.Marshal(body)
+	if err != nil {
+		return fmt.Errorf("idem.Save: encode answer: %w", err)
+	}
+	tag, err := tx.Exec(ctx, "UPDATE "+table(schema)+" SET status = $5, response = $6 WHERE tenant_id = $1 AND scope = $2 AND key = $3 AND request_hash = $4 AND status = 0",
+		r.tenant, r.scope, r.key, r.hash, status, b)
+	if err != nil {
+		return fmt.Errorf("idem.Save: %w", err)
+	}
+	if tag.RowsAffected() != 1 {
+		return errors.New("idem.Save: the key is not claimed")
+	}
+	r.saved = &Record{Hash: r.hash, Status: status, Body: b}
+	return nil
+}
+
+// Release gives up a claim committed without an answer, when an effect
+// spanning transactions is refused after its first one: the client may then
+// retry with the same key.
+func Release(ctx context.Context, tx pgx.Tx, schema string) error {
+	r := from(ctx)
+	if r == nil {
+		return nil
+	}
+	_, err := tx.Exec(ctx, "DELETE FROM "+table(schema)+" WHERE tenant_id = $1 AND scope = $2 AND key = $3 AND request_hash = $4 AND status = 0",
+		r.tenant, r.scope, r.key, r.hash)
+	if err != nil {
+		return fmt.Errorf("idem.Release: %w", err)
+	}
+	return nil
+}
+
+// Middleware makes the endpoint of an Idempotent route idempotent; op names
+// the operation, so one key reused for another route is refused too. A
+// stored answer is replayed at once; otherwise the endpoint's store claims
+// and saves in the transaction of its effect. An endpoint whose effect
+// opened no transaction here (a forward to another service, which carries
+// the Idempotency-Key along and is idempotent there) has its answer stored
+// afterwards in a transaction of its own, the first stored answer winning.
+func Middleware(b db.Beginner, schema, op string) endpoint.Middleware {
 	return func(next endpoint.Endpoint) endpoint.Endpoint {
-		return func(ctx context.Context, request any) (any, error) {
+		return func(ctx context.Context, req any) (any, error) {
 			key := natsx.IdempotencyKey(ctx)
 			c := auth.FromContext(ctx)
-			r := natsx.RequestFrom(ctx)
-			if r == nil {
-				r, _ = request.(*natsx.Request)
+			nr := natsx.RequestFrom(ctx)
+			if nr == nil {
+				nr, _ = req.(*natsx.Request)
 			}
-			if key == "" || c == nil || c.TenantID == "" || r == nil {
-				return next(ctx, request)
+			if key == "" || c == nil || c.TenantID == "" || nr == nil {
+				return next(ctx, req)
 			}
-			scope := c.Actor()
-			hash := Hash(op, r)
-			id := [3]string{c.TenantID, scope, key}
-			mu.Lock()
-			if running[id] {
-				mu.Unlock()
-				return nil, errs.E(errs.IdempotencyKeyInProgress, "a request with this Idempotency-Key is in progress")
-			}
-			running[id] = true
-			mu.Unlock()
-			defer func() { mu.Lock(); delete(running, id); mu.Unlock() }()
-
-			rec, err := s.Lookup(ctx, c.TenantID, scope, key)
-			if err != nil {
-				return nil, errs.Wrap("idem.Lookup", err)
-			}
-			if rec != nil {
-				if rec.Hash != hash {
-					return nil, errs.E(errs.IdempotencyKeyReused, "this Idempotency-Key was used with a different request")
-				}
+			r := &request{tenant: c.TenantID, scope: c.Actor(), key: key, hash: Hash(op, nr)}
+			// A retry of an answered request is answered before the endpoint
+			// reads any state, which may have moved on so far that the request
+			// would now be refused. Twins in flight are decided by Claim.
+			var rec *Record
+			err := db.InTenant(ctx, b, r.tenant, db.ReadOnly, func(tx pgx.Tx) (err error) {
+				rec, err = Lookup(ctx, tx, schema, r.tenant, r.scope, r.key)
+				return err
+			})
+			switch {
+			case err != nil:
+				return nil, err
+			case rec != nil && rec.Hash != r.hash:
+				return nil, errs.E(errs.IdempotencyKeyReused, "this Idempotency-Key was used with a different request")
+			case rec != nil && rec.Status != 0:
 				return &natsx.Response{Status: rec.Status, Body: rec.Body}, nil
 			}
-			resp, err := next(ctx, request)
+			ctx = context.WithValue(ctx, ctxKey{}, r)
+			resp, err := next(ctx, req)
+			if err == nil && r.saved == nil {
+				if v, ok := resp.(*natsx.Response); ok && v.Raw != nil {
+					return resp, nil // files are not replayed
+				}
+				r.reply = nil
+				err = db.InTenant(ctx, b, r.tenant, db.ReadCommitted, func(tx pgx.Tx) error {
+					if err := Claim(ctx, tx, schema); err != nil {
+						return err
+					}
+					return Save(ctx, tx, schema, resp)
+				})
+			}
+			if rp := (*Replay)(nil); errors.As(err, &rp) {
+				return &natsx.Response{Status: rp.Status, Body: rp.Body}, nil
+			}
 			if err != nil {
 				return nil, err
 			}
-			status, body := 200, resp
-			if v, ok := resp.(*natsx.Response); ok {
-				if v.Raw != nil {
-					return resp, nil // files are not replayed
-				}
-				if v.Status != 0 {
-					status = v.Status
-				}
-				body = v.Body
-			}
-			b, err := json.Marshal(body)
-			if err != nil {
-				return nil, fmt.Errorf("idem: encode response: %w", err)
-			}
-			if err := s.Save(ctx, c.TenantID, scope, key, Record{Hash: hash, Status: status, Body: b}); err != nil {
-				return nil, errs.Wrap("idem.Save", err)
-			}
-			return &natsx.Response{Status: status, Body: json.RawMessage(b)}, nil
+			return &natsx.Response{Status: r.saved.Status, Body: r.saved.Body}, nil
 		}
 	}
 }
@@ -131,9 +270,9 @@ func Hash(op string, r *natsx.Request) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// Lookup returns the record stored under key in tx, or nil. A caller that
-// writes its effect in the same transaction (a posting) uses Lookup and
-// Save directly, so the answer and the effect commit together.
+// Lookup returns the record stored under key in tx, or nil; with
+// SaveRecord it serves stores that carry the key themselves (the ledger's
+// accounts and postings) instead of taking it from ctx.
 func Lookup(ctx context.Context, tx pgx.Tx, schema, tenant, scope, key string) (*Record, error) {
 	var rec Record
 	err := tx.QueryRow(ctx, "SELECT request_hash, status, response FROM "+table(schema)+" WHERE tenant_id = $1 AND scope = $2 AND key = $3",
@@ -147,46 +286,23 @@ func Lookup(ctx context.Context, tx pgx.Tx, schema, tenant, scope, key string) (
 	return &rec, nil
 }
 
-// Save stores r under key in tx; an existing record stays as it is.
-func Save(ctx context.Context, tx pgx.Tx, schema, tenant, scope, key string, r Record) error {
+// SaveRecord stores r under key in tx; an existing record stays as it is.
+func SaveRecord(ctx context.Context, tx pgx.Tx, schema, tenant, scope, key string, r Record) error {
 	_, err := tx.Exec(ctx, "INSERT INTO "+table(schema)+" (tenant_id, scope, key, request_hash, status, response) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING",
 		tenant, scope, key, r.Hash, r.Status, r.Body)
 	if err != nil {
-		return fmt.Errorf("idem.Save: %w", err)
+		return fmt.Errorf("idem.SaveRecord: %w", err)
 	}
 	return nil
 }
 
 func table(schema string) string { return pgx.Identifier{schema, "idempotency_keys"}.Sanitize() }
 
-// PG is the Store of a schema's idempotency_keys table for the middleware:
-// each call its own transaction.
-type PG struct {
-	Pool   *pgxpool.Pool
-	Schema string
-}
-
-// Lookup implements Store.
-func (p PG) Lookup(ctx context.Context, tenant, scope, key string) (rec *Record, err error) {
-	err = db.InTenant(ctx, p.Pool, tenant, db.ReadOnly, func(tx pgx.Tx) error {
-		rec, err = Lookup(ctx, tx, p.Schema, tenant, scope, key)
-		return err
-	})
-	return rec, err
-}
-
-// Save implements Store.
-func (p PG) Save(ctx context.Context, tenant, scope, key string, r Record) error {
-	return db.InTenant(ctx, p.Pool, tenant, db.ReadCommitted, func(tx pgx.Tx) error {
-		return Save(ctx, tx, p.Schema, tenant, scope, key, r)
-	})
-}
-
 // Prune forgets records stored before the given time, for all tenants.
-func (p PG) Prune(ctx context.Context, before time.Time) (int64, error) {
+func Prune(ctx context.Context, b db.Beginner, schema string, before time.Time) (int64, error) {
 	var n int64
-	err := db.InTenant(ctx, p.Pool, db.AllTenants, db.ReadCommitted, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, "DELETE FROM "+table(p.Schema)+" WHERE created_at < $1", before)
+	err := db.InTenant(ctx, b, db.AllTenants, db.ReadCommitted, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, "DELETE FROM "+table(schema)+" WHERE created_at < $1", before)
 		n = tag.RowsAffected()
 		return err
 	})

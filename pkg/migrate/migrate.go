@@ -51,7 +51,7 @@ func (s Set) shared() ([]file, error) {
 	if s.Role == "" {
 		return nil, nil
 	}
-	use := map[string]bool{"1_base.sql": true, "2_outbox.sql": s.Outbox, "3_idempotency.sql": s.Idempotency, "4_inbox.sql": s.Inbox}
+	use := map[string]bool{"1_base.sql": true, "2_outbox.sql": s.Outbox, "3_idempotency.sql": s.Idempotency, "4_inbox.sql": s.Inbox, "5_idempotency_claim.sql": s.Idempotency}
 	entries, err := fs.ReadDir(sharedFS, "shared")
 	if err != nil {
 		return nil, err

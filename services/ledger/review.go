@@ -400,6 +400,14 @@ func (s *Service) updateDraft(ctx context.Context, r Request, it *ReviewItem, su
 	return nil, errs.E(errs.Conflict, "review item %s was changed by another request; reload it and try again", it.ID)
 }
 
+// DraftUpdate is what the store saves as the answer to an idempotent draft
+// change: the item as changed and the change; the route shapes its reply
+// from it.
+type DraftUpdate struct {
+	Item   *ReviewItem
+	Change ReviewChange
+}
+
 // AdjustResult answers an adjust instruction.
 type AdjustResult struct {
 	LouSuggestion Suggestion `json:"lou_suggestion"`

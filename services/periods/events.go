@@ -47,6 +47,9 @@ func ValidLockSet(ev LockSet) bool {
 // and only lowers the count; at zero the event is a change this service
 // did not commit (a crash between the ledger's commit and the local one,
 // or a timed-out call the ledger applied late), and its status is adopted.
+// The event of a change still pending here (the last one awaited, with the
+// pending status) applies that change: its process died between the
+// ledger's commit and its own, or has not got there yet.
 // Events must be applied in stream order. It reports whether the local
 // status changed.
 func (s *Service) ApplyLockSet(ctx context.Context, ev LockSet) (bool, error) {

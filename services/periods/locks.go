@@ -2,6 +2,8 @@ package periods
 
 import (
 	"context"
+	"errors"
+	"time"
 
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
 	"github.com/ledgerplatform/ledger/contracts/periodsv1"
@@ -48,9 +50,8 @@ var refused = map[string]map[string]refusal{
 	},
 }
 
-// transition checks the period text, then in one transaction of the store
-// checks the move from the current state against refused and has the ledger
-// apply it before the local change commits.
+// transition checks the period text, then checks the move from the
+// current state against refused and has the ledger apply it (see change).
 func (s *Service) transition(ctx context.Context, c *auth.Claims, period, to string) (periodsv1.Period, error) {
 	tenant, err := tenantOf(c)
 	if err != nil {
@@ -65,13 +66,12 @@ func (s *Service) transition(ctx context.Context, c *auth.Claims, period, to str
 	if err != nil {
 		return periodsv1.Period{}, err
 	}
-	by := LockedBy(c)
-	ch := StatusChange{TenantID: tenant, Period: k.String(), Create: !k.IsAdjustment(), To: to, By: by, FiscalStart: start}
-	p, err := s.store.ChangeStatus(ctx, ch, func(ctx context.Context, cur periodsv1.Period) error {
+	ch := StatusChange{TenantID: tenant, Period: k.String(), Create: !k.IsAdjustment(), To: to, By: LockedBy(c), FiscalStart: start}
+	p, err := s.change(ctx, ch, func(cur periodsv1.Period) error {
 		if r, ok := refused[to][cur.Status]; ok {
 			return errs.E(r.code, r.format, cur.Period)
 		}
-		return s.setLedgerLock(ctx, tenant, ch.Period, to, by)
+		return nil
 	})
 	if errs.Is(err, errs.NotFound) && k.IsAdjustment() {
 		return periodsv1.Period{}, errs.NotFoundf("adjustment period %s does not exist; create it with POST /v1/periods/%d/create-adjustment", ch.Period, k.Year)
@@ -79,7 +79,6 @@ func (s *Service) transition(ctx context.Context, c *auth.Claims, period, to str
 	if err != nil {
 		return periodsv1.Period{}, errs.Wrap("periods.transition", err)
 	}
-	p.PeriodNumber, p.IsAdjustment = Number(p.Period, start), k.IsAdjustment()
 	return p, nil
 }
 
@@ -99,16 +98,56 @@ func (s *Service) CreateAdjustment(ctx context.Context, c *auth.Claims, year str
 	if err != nil {
 		return periodsv1.Period{}, err
 	}
-	by := LockedBy(c)
-	ch := StatusChange{TenantID: tenant, Period: Key{y, AdjustmentMonth}.String(), To: Open, By: by, FiscalStart: start}
-	p, err := s.store.CreateAdjustment(ctx, ch, func(ctx context.Context) error {
-		return s.setLedgerLock(ctx, tenant, ch.Period, Open, by)
-	})
+	ch := StatusChange{TenantID: tenant, Period: Key{y, AdjustmentMonth}.String(), New: true, To: Open, By: LockedBy(c), FiscalStart: start}
+	p, err := s.change(ctx, ch, nil)
 	if err != nil {
 		return periodsv1.Period{}, errs.Wrap("periods.CreateAdjustment", err)
 	}
-	p.PeriodNumber, p.IsAdjustment = AdjustmentMonth, true
 	return p, nil
+}
+
+// waitForBusy bounds the wait for another change of the period, which
+// takes as long as one ledger call; it ends well before the caller's deadline.
+const waitForBusy = 5 * time.Second
+
+// finishWithin bounds the local transaction after the ledger's answer,
+// which runs even when the caller has given up: the ledger has the change.
+const finishWithin = 10 * time.Second
+
+// change makes a lock change without holding a lock or a transaction
+// across the call to the ledger: the change is recorded as pending in one
+// short transaction, the ledger (whose set_lock is idempotent) applies it,
+// and a second short transaction applies it here. A change of the same
+// period in flight is waited for, so concurrent changes still happen one
+// after the other. Should this process die between the ledger's commit and
+// the second transaction, the ledger's period_lock_set event applies the
+// pending change (ApplyLockSet).
+func (s *Service) change(ctx context.Context, ch StatusChange, check func(periodsv1.Period) error) (periodsv1.Period, error) {
+	var pend Pending
+	var err error
+	giveUp := time.After(waitForBusy)
+	for wait := 2 * time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
+		pend, err = s.store.BeginChange(ctx, ch, check)
+		if !errors.Is(err, ErrBusy) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return periodsv1.Period{}, ctx.Err()
+		case <-giveUp:
+			return periodsv1.Period{}, errs.E(errs.Conflict, "another lock change of period %s is in progress; check GET /v1/periods before retrying", ch.Period)
+		case <-time.After(wait):
+		}
+	}
+	if err != nil {
+		return periodsv1.Period{}, err
+	}
+	after, cancel := context.WithTimeout(context.WithoutCancel(ctx), finishWithin)
+	defer cancel()
+	if err := s.setLedgerLock(ctx, ch.TenantID, ch.Period, ch.To, ch.By); err != nil {
+		return periodsv1.Period{}, errors.Join(err, s.store.AbandonChange(after, ch, pend))
+	}
+	return s.store.FinishChange(after, ch, pend)
 }
 
 // setLedgerLock has the ledger apply a state. Whatever goes wrong there,
@@ -120,6 +159,8 @@ func (s *Service) setLedgerLock(ctx context.Context, tenant, period, status, by 
 	switch {
 	case err == nil:
 		return nil
+	case errs.Is(err, errs.PeriodAlreadyLocked):
+		return err // the ledger's own refusal: the month is hard-locked there
 	case errs.Is(err, errs.Timeout):
 		return &errs.Error{Code: errs.Timeout, Message: "the ledger did not confirm the lock change in time; it may still take effect, so check GET /v1/periods before retrying", Err: err}
 	default:

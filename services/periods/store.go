@@ -2,6 +2,8 @@ package periods
 
 import (
 	"context"
+	"errors"
+	"time"
 
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
 	"github.com/ledgerplatform/ledger/contracts/periodsv1"
@@ -31,17 +33,27 @@ type Store interface {
 	// compared as text; "" is open-ended) to its status.
 	Statuses(ctx context.Context, tenant, from, to string) (map[string]string, error)
 
-	// ChangeStatus locks the period's row (creating an open one first when
-	// c.Create is set, NOT_FOUND otherwise), passes the row to apply and,
-	// when apply returns nil, stores c.To with c.By and the time, counts
-	// the change as awaiting the ledger's period_lock_set event and
-	// records EventPeriodChanged; all in one transaction. An error from
-	// apply rolls everything back and is returned as is.
-	ChangeStatus(ctx context.Context, c StatusChange, apply func(ctx context.Context, current periodsv1.Period) error) (periodsv1.Period, error)
-	// CreateAdjustment inserts the open adjustment period, calls apply and,
-	// when it returns nil, records EventPeriodChanged and commits. An
-	// existing period is CONFLICT.
-	CreateAdjustment(ctx context.Context, c StatusChange, apply func(ctx context.Context) error) (periodsv1.Period, error)
+	// BeginChange records c as the period's pending lock change, in one
+	// transaction that first claims the request's Idempotency-Key
+	// (idem.Claim: a stored answer comes back as *idem.Replay). It locks
+	// the period's row briefly (creating an open one when c.Create; with
+	// c.New the row must not exist, CONFLICT otherwise; NOT_FOUND when
+	// neither), passes it to check (nil: no check) and, when check returns
+	// nil, stores the change under a new id and counts it as awaiting the
+	// ledger's period_lock_set event. A change still pending (younger than
+	// PendingTimeout) is ErrBusy; an older one was left by a crash and is
+	// taken over. No transaction stays open after it returns.
+	BeginChange(ctx context.Context, c StatusChange, check func(current periodsv1.Period) error) (Pending, error)
+	// FinishChange applies the pending change p (status, locked_by, the
+	// time), records EventPeriodChanged and saves the period as the
+	// request's idempotent answer (idem.Save), in one transaction. When the
+	// ledger's event applied p first, the period is answered as it is;
+	// when another change took p over, CONFLICT.
+	FinishChange(ctx context.Context, c StatusChange, p Pending) (periodsv1.Period, error)
+	// AbandonChange forgets the pending change p after the ledger refused
+	// it: a row p created goes again, its event is no longer awaited, and
+	// the request's Idempotency-Key is released (idem.Release).
+	AbandonChange(ctx context.Context, c StatusChange, p Pending) error
 
 	// CountBookings adds one booking per event to its period, creating
 	// the period when missing, and records the event ids; events whose id
@@ -60,11 +72,25 @@ type Store interface {
 	UpdateTask(ctx context.Context, tenant, id string, p TaskPatch) (periodsv1.Task, error)
 }
 
+// Pending is a lock change recorded by BeginChange; its ID is the
+// compare-and-set token FinishChange and AbandonChange apply it with.
+type Pending struct{ ID string }
+
+// ErrBusy is BeginChange's answer while another lock change of the period
+// waits for the ledger; the caller tries again after it.
+var ErrBusy = errors.New("periods: another lock change of the period is in progress")
+
+// PendingTimeout is how long a pending lock change holds its period: far
+// longer than the ledger call it waits for, so an older one was left by a
+// crashed process (its effect, if any, arrives as the ledger's event).
+var PendingTimeout = 2 * time.Minute
+
 // StatusChange is a lock change to store.
 type StatusChange struct {
 	TenantID string
 	Period   string
 	Create   bool   // create an open row when the period has none
+	New      bool   // the change creates the period (an adjustment period)
 	To       string // the new status
 	By       string // who changed it; stored as locked_by unless To is open
 	// FiscalStart gives the period number of the event.

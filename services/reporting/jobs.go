@@ -139,8 +139,8 @@ func jobFileURL(id string) *string {
 	return &u
 }
 
-// public fills what the API shows beyond the stored columns.
-func (j ExportJob) public() ExportJob {
+// Public fills what the API shows beyond the stored columns.
+func (j ExportJob) Public() ExportJob {
 	if j.Status == reportingv1.JobDone {
 		j.FileURL = jobFileURL(j.ID)
 	}
@@ -234,7 +234,7 @@ func (s *Service) CreateExportJob(ctx context.Context, req reportingv1.ExportJob
 	// A job whose command is lost stays queued and is queued again by
 	// SweepJobs; the caller has its job either way.
 	_ = s.jobs.queue.Enqueue(ctx, reportingv1.ExportJobCommand{JobID: j.ID, TenantID: tenant})
-	return j.public(), nil
+	return j.Public(), nil
 }
 
 // ExportJob returns one of the caller's jobs; NOT_FOUND for an unknown id.
@@ -250,7 +250,7 @@ func (s *Service) ExportJob(ctx context.Context, id string) (ExportJob, error) {
 	if err != nil {
 		return ExportJob{}, err
 	}
-	return j.public(), nil
+	return j.Public(), nil
 }
 
 // ExportJobFile returns one chunk of a done job's file: cursor "" for the

@@ -6,6 +6,7 @@ import (
 	"context"
 
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
+	"github.com/ledgerplatform/ledger/pkg/idem"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
 	"github.com/ledgerplatform/ledger/services/ledger"
 )
@@ -18,8 +19,8 @@ const postingWorkers = 1024
 
 // Routes serves svc. Every route but the internal ones acts for the
 // caller's tenant (the daemon requires it); postings keep their
-// Idempotency-Key inside the posting transaction, adjust through the
-// shared middleware.
+// Idempotency-Key inside the posting transaction, adjust claims it in the
+// transaction of the draft change (pkg/idem).
 func Routes(svc *ledger.Service) []natsx.Route {
 	return []natsx.Route{
 		// Journal.
@@ -103,6 +104,10 @@ func Routes(svc *ledger.Service) []natsx.Route {
 		})},
 		// Applying an instruction twice would change the draft twice.
 		{Subject: ledgerv1.SubjectReviewAdjust, Idempotent: true, Decode: idAnd[adjustBody], Endpoint: natsx.Typed(func(ctx context.Context, in withID[adjustBody]) (ledger.AdjustResult, error) {
+			idem.Reply(ctx, func(v any) any {
+				u := v.(ledger.DraftUpdate)
+				return ledger.AdjustResult{LouSuggestion: u.Item.LouSuggestion, Applied: u.Change.Applied}
+			})
 			return svc.AdjustReview(ctx, request(ctx, "review_queue"), in.ID, in.Body.Instruction)
 		})},
 		{Subject: ledgerv1.SubjectReviewConfirm, Decode: idAnd[confirmBody], Endpoint: natsx.Typed(func(ctx context.Context, in withID[confirmBody]) (*natsx.Response, error) {

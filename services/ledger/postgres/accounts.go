@@ -286,5 +286,5 @@ func remember(ctx context.Context, tx pgx.Tx, tenant string, r ledger.IdemReques
 	if err != nil {
 		return err
 	}
-	return idem.Save(ctx, tx, schema, tenant, r.Scope, r.Key, idem.Record{Hash: r.Hash, Status: status, Body: body})
+	return idem.SaveRecord(ctx, tx, schema, tenant, r.Scope, r.Key, idem.Record{Hash: r.Hash, Status: status, Body: body})
 }

@@ -174,6 +174,7 @@ func (s *Store) Verify(ctx context.Context, tenant string) (ledger.Verification,
 // SetPeriodLock records a period's lock state. It locks the journal head
 // first, exactly as postings do: a lock and a posting of the same tenant
 // serialise, so no posting commits into a period after its lock committed.
+// A hard-locked period is PERIOD_ALREADY_LOCKED for any other status.
 func (s *Store) SetPeriodLock(ctx context.Context, tenant, period, status, by string) error {
 	err := db.InTenant(ctx, s.pool, tenant, db.ReadCommitted, func(tx pgx.Tx) error {
 		var n int64
@@ -183,12 +184,23 @@ func (s *Store) SetPeriodLock(ctx context.Context, tenant, period, status, by st
 			}
 			return err
 		}
+		// Festschreibung is final (GoBD): whoever sends the command, a
+		// hard-locked month never opens again. The head lock above makes
+		// this read and the write below one step.
+		var cur string
+		err := tx.QueryRow(ctx, "SELECT status FROM ledger.period_locks WHERE tenant_id = $1 AND period = $2", tenant, period).Scan(&cur)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+		if cur == "hard-locked" && status != cur {
+			return errs.E(errs.PeriodAlreadyLocked, "period %s is hard-locked and cannot be set %s; nothing was changed", period, status)
+		}
 		if _, err := tx.Exec(ctx, `INSERT INTO ledger.period_locks (tenant_id, period, status, locked_by, changed_at) VALUES ($1, $2, $3, NULLIF($4, ''), clock_timestamp())
 			ON CONFLICT (tenant_id, period) DO UPDATE SET status = EXCLUDED.status, locked_by = EXCLUDED.locked_by, changed_at = EXCLUDED.changed_at`,
 			tenant, period, status, by); err != nil {
 			return err
 		}
-		_, err := outbox.Put(ctx, tx, schema, ledgerv1.EventPeriodLockSet, ledgerv1.SetPeriodLock{TenantID: tenant, Period: period, Status: status, LockedBy: by})
+		_, err = outbox.Put(ctx, tx, schema, ledgerv1.EventPeriodLockSet, ledgerv1.SetPeriodLock{TenantID: tenant, Period: period, Status: status, LockedBy: by})
 		return err
 	})
 	return errs.Wrap("ledger.SetPeriodLock", err)

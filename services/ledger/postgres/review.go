@@ -11,6 +11,7 @@ import (
 
 	"github.com/ledgerplatform/ledger/pkg/db"
 	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/idem"
 	"github.com/ledgerplatform/ledger/services/ledger"
 )
 
@@ -185,8 +186,12 @@ func (s *Store) ReviewItem(ctx context.Context, tenant, id string) (*ledger.Revi
 	return it, nil
 }
 
+// errNotChanged rolls back a transaction that found nothing to change.
+var errNotChanged = errors.New("ledger: nothing changed")
+
 // UpdateReviewDraft replaces the draft of a pending, unclaimed item still
-// at version.
+// at version; an idempotent request (pkg/idem) saves the ledger.DraftUpdate
+// as its answer in the same transaction.
 func (s *Store) UpdateReviewDraft(ctx context.Context, tenant, id string, version int, sug ledger.Suggestion, c ledger.ReviewChange) (*ledger.ReviewItem, error) {
 	b, err := json.Marshal(sug)
 	if err != nil {
@@ -194,13 +199,25 @@ func (s *Store) UpdateReviewDraft(ctx context.Context, tenant, id string, versio
 	}
 	var it *ledger.ReviewItem
 	err = db.InTenant(ctx, s.pool, tenant, db.ReadCommitted, func(tx pgx.Tx) error {
+		if err := idem.Claim(ctx, tx, schema); err != nil {
+			return err
+		}
 		var err error
 		it, err = queryReview(ctx, tx, `UPDATE ledger.review_items SET suggestion = $4, version = version + 1, updated_at = now(),
 				history = `+reviewHistoryEntry(5)+`
 			WHERE tenant_id = $1 AND id = $2 AND version = $3 AND status = 'pending' AND posting IS NULL AND deleted_at IS NULL
 			RETURNING `+reviewColumns, tenant, id, version, b, reviewChangeJSON(c))
-		return err
+		switch {
+		case err != nil:
+			return err
+		case it == nil:
+			return errNotChanged // the claim goes with the rollback
+		}
+		return idem.Save(ctx, tx, schema, ledger.DraftUpdate{Item: it, Change: c})
 	})
+	if errors.Is(err, errNotChanged) {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, errs.Wrap("ledger.UpdateReviewDraft", err)
 	}

@@ -521,8 +521,38 @@ func TestPruneIdempotencyKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	n, err := idem.PG{Pool: pool, Schema: "ledger"}.Prune(ctx, time.Now().Add(-30*24*time.Hour))
+	n, err := idem.Prune(ctx, pool, "ledger", time.Now().Add(-30*24*time.Hour))
 	if err != nil || n != 1 {
 		t.Fatalf("pruned %d, %v; want 1", n, err)
+	}
+}
+
+// TestHardLockIsFinal: no set_lock command opens or soft-locks a
+// hard-locked month, and postings into it stay refused.
+func TestHardLockIsFinal(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	if err := e.Svc.SetPeriodLock(ctx, e.Tenant, "2025-06", "hard-locked", "tester"); err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range []string{"open", "soft-locked"} {
+		if err := e.Svc.SetPeriodLock(ctx, e.Tenant, "2025-06", st, "tester"); !errs.Is(err, errs.PeriodAlreadyLocked) {
+			t.Fatalf("set %s on a hard-locked month: %v, want PERIOD_ALREADY_LOCKED", st, err)
+		}
+	}
+	if err := e.Svc.SetPeriodLock(ctx, e.Tenant, "2025-06", "hard-locked", "tester"); err != nil {
+		t.Fatalf("the same hard lock again: %v", err)
+	}
+	june := ledger.Booking{BookingDate: "2025-06-30", Description: "zu spät", Lines: []ledger.Line{ledgertest.Line("6310", "1800", "1", "")}}
+	if _, _, err := e.Svc.Book(ctx, e.req("", june), june, "", ""); !errs.Is(err, errs.PeriodLocked) {
+		t.Fatalf("posting into the hard-locked month: %v", err)
+	}
+	var status string
+	if err := e.Owner.QueryRow(ctx, "SELECT status FROM ledger.period_locks WHERE tenant_id = $1 AND period = '2025-06'", e.Tenant).Scan(&status); err != nil {
+		t.Fatal(err)
+	}
+	if status != "hard-locked" {
+		t.Fatalf("status %s after the refusals, want hard-locked", status)
 	}
 }

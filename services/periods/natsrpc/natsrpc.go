@@ -10,6 +10,7 @@ import (
 
 	"github.com/ledgerplatform/ledger/contracts/periodsv1"
 	"github.com/ledgerplatform/ledger/pkg/auth"
+	"github.com/ledgerplatform/ledger/pkg/idem"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
 	"github.com/ledgerplatform/ledger/services/periods"
 )
@@ -41,7 +42,9 @@ func asCaller[Req, Resp any](f func(context.Context, *auth.Claims, Req) (Resp, e
 	return natsx.Typed(func(ctx context.Context, r Req) (Resp, error) { return f(ctx, natsx.Claims(ctx), r) })
 }
 
-// okPeriod is the answer of lock, reopen and create-adjustment.
+// okPeriod is the answer of lock, reopen and create-adjustment. ok and
+// created tell idem.Reply their shape, so the answer the store saves with
+// its change is the route's.
 type okPeriod struct {
 	OK     bool             `json:"ok"`
 	Period periodsv1.Period `json:"period"`
@@ -49,6 +52,7 @@ type okPeriod struct {
 
 func ok(f func(context.Context, *auth.Claims, string) (periodsv1.Period, error)) func(context.Context, *auth.Claims, string) (okPeriod, error) {
 	return func(ctx context.Context, c *auth.Claims, s string) (okPeriod, error) {
+		idem.Reply(ctx, func(v any) any { return okPeriod{OK: true, Period: v.(periodsv1.Period)} })
 		p, err := f(ctx, c, s)
 		return okPeriod{OK: true, Period: p}, err
 	}
@@ -57,6 +61,7 @@ func ok(f func(context.Context, *auth.Claims, string) (periodsv1.Period, error))
 // created answers 201.
 func created[Req, Resp any](f func(context.Context, *auth.Claims, Req) (Resp, error)) func(context.Context, *auth.Claims, Req) (*natsx.Response, error) {
 	return func(ctx context.Context, c *auth.Claims, r Req) (*natsx.Response, error) {
+		idem.Reply(ctx, func(v any) any { return natsx.Created(v) })
 		v, err := f(ctx, c, r)
 		if err != nil {
 			return nil, err

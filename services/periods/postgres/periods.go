@@ -7,11 +7,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/ledgerplatform/ledger/contracts/periodsv1"
 	"github.com/ledgerplatform/ledger/pkg/db"
 	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/idem"
 	"github.com/ledgerplatform/ledger/pkg/inbox"
 	"github.com/ledgerplatform/ledger/services/periods"
 )
@@ -84,54 +86,136 @@ const setStatus = `UPDATE periods.periods SET status = $3,
 	unconfirmed = unconfirmed + $5, updated_at = now()
 	WHERE tenant_id = $1 AND period = $2 RETURNING ` + periodCols
 
-// ChangeStatus implements periods.Store.
-func (s *Store) ChangeStatus(ctx context.Context, c periods.StatusChange, apply func(context.Context, periodsv1.Period) error) (periodsv1.Period, error) {
-	var out periodsv1.Period
+// BeginChange implements periods.Store.
+func (s *Store) BeginChange(ctx context.Context, c periods.StatusChange, check func(periodsv1.Period) error) (periods.Pending, error) {
+	var pend periods.Pending
 	err := db.InTenant(ctx, s.pool, c.TenantID, db.ReadCommitted, func(tx pgx.Tx) error {
-		if c.Create {
-			if _, err := tx.Exec(ctx, "INSERT INTO periods.periods (tenant_id, period) VALUES ($1, $2) ON CONFLICT DO NOTHING", c.TenantID, c.Period); err != nil {
+		if err := idem.Claim(ctx, tx, Schema); err != nil {
+			return err
+		}
+		created := false
+		if c.Create || c.New {
+			tag, err := tx.Exec(ctx, "INSERT INTO periods.periods (tenant_id, period) VALUES ($1, $2) ON CONFLICT DO NOTHING", c.TenantID, c.Period)
+			if err != nil {
 				return err
 			}
+			created = tag.RowsAffected() == 1
 		}
-		cur, err := scanPeriod(tx.QueryRow(ctx, "SELECT "+periodCols+" FROM periods.periods WHERE tenant_id = $1 AND period = $2 FOR UPDATE", c.TenantID, c.Period))
+		var (
+			cur        periodsv1.Period
+			at         *time.Time
+			pendingID  *string
+			pendingNew bool
+			stale      *bool
+		)
+		err := tx.QueryRow(ctx, "SELECT "+periodCols+`, pending_id::text, pending_new, pending_since < now() - make_interval(secs => $3)
+			FROM periods.periods WHERE tenant_id = $1 AND period = $2 FOR UPDATE`, c.TenantID, c.Period, periods.PendingTimeout.Seconds()).
+			Scan(&cur.TenantID, &cur.Period, &cur.Status, &cur.BookingCount, &cur.LockedBy, &at, &pendingID, &pendingNew, &stale)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return errs.NotFoundf("period %s not found", c.Period)
 		}
 		if err != nil {
 			return err
 		}
-		if err := apply(ctx, cur); err != nil {
+		takeOver := pendingID != nil
+		switch {
+		case takeOver && !*stale:
+			return periods.ErrBusy
+		case c.New && !created && !(takeOver && pendingNew):
+			return errs.E(errs.Conflict, "adjustment period %s exists already", c.Period)
+		}
+		if check != nil {
+			if err := check(cur); err != nil {
+				return err
+			}
+		}
+		// A change taken over was counted when it began.
+		awaited := 1
+		if takeOver {
+			awaited = 0
+		}
+		pend.ID = uuid.NewString()
+		_, err = tx.Exec(ctx, `UPDATE periods.periods SET pending_id = $3, pending_status = $4, pending_by = $5, pending_since = now(),
+			pending_new = pending_new OR $6, unconfirmed = unconfirmed + $7 WHERE tenant_id = $1 AND period = $2`,
+			c.TenantID, c.Period, pend.ID, c.To, c.By, created, awaited)
+		return err
+	})
+	return pend, err
+}
+
+// applyPending makes a period's pending change its status; locked_at stays
+// when the status does (an adjustment period created open).
+const applyPending = `UPDATE periods.periods SET status = pending_status,
+	locked_by = CASE WHEN pending_status = 'open' THEN NULL ELSE NULLIF(pending_by, '') END,
+	locked_at = CASE WHEN pending_status = 'open' THEN NULL WHEN status = pending_status THEN locked_at ELSE clock_timestamp() END,
+	pending_id = NULL, pending_status = NULL, pending_by = NULL, pending_since = NULL, pending_new = false, updated_at = now()
+	WHERE tenant_id = $1 AND period = $2 AND pending_id = $3 RETURNING ` + periodCols
+
+// finish applies the pending change id of a period, if it is still
+// pending, and records EventPeriodChanged; ok reports whether it was.
+func finish(ctx context.Context, tx pgx.Tx, tenant, period, id string, start int) (out periodsv1.Period, ok bool, err error) {
+	var previous string
+	var created bool
+	err = tx.QueryRow(ctx, "SELECT status, pending_new FROM periods.periods WHERE tenant_id = $1 AND period = $2 AND pending_id = $3 FOR UPDATE",
+		tenant, period, id).Scan(&previous, &created)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return out, false, nil
+	}
+	if err != nil {
+		return out, false, err
+	}
+	if out, err = scanPeriod(tx.QueryRow(ctx, applyPending, tenant, period, id)); err != nil {
+		return out, false, err
+	}
+	if created && periods.IsAdjustment(period) {
+		previous = ""
+	}
+	return out, true, emitChange(ctx, tx, out, start, previous, "api")
+}
+
+// FinishChange implements periods.Store.
+func (s *Store) FinishChange(ctx context.Context, c periods.StatusChange, p periods.Pending) (periodsv1.Period, error) {
+	var out periodsv1.Period
+	err := db.InTenant(ctx, s.pool, c.TenantID, db.ReadCommitted, func(tx pgx.Tx) error {
+		var ok bool
+		var err error
+		if out, ok, err = finish(ctx, tx, c.TenantID, c.Period, p.ID, c.FiscalStart); err != nil {
 			return err
 		}
-		if out, err = scanPeriod(tx.QueryRow(ctx, setStatus, c.TenantID, c.Period, c.To, c.By, 1)); err != nil {
-			return err
+		if !ok {
+			// The ledger's event applied the change first, or a later change
+			// took it over.
+			if out, err = scanPeriod(tx.QueryRow(ctx, "SELECT "+periodCols+" FROM periods.periods WHERE tenant_id = $1 AND period = $2", c.TenantID, c.Period)); err != nil {
+				return err
+			}
+			if out.Status != c.To {
+				return errs.E(errs.Conflict, "another lock change of period %s overtook this one; check GET /v1/periods", c.Period)
+			}
 		}
-		return emitChange(ctx, tx, out, c.FiscalStart, cur.Status, "api")
+		out.PeriodNumber, out.IsAdjustment = periods.Number(out.Period, c.FiscalStart), periods.IsAdjustment(out.Period)
+		return idem.Save(ctx, tx, Schema, out)
 	})
 	return out, err
 }
 
-// CreateAdjustment implements periods.Store.
-func (s *Store) CreateAdjustment(ctx context.Context, c periods.StatusChange, apply func(context.Context) error) (periodsv1.Period, error) {
-	var out periodsv1.Period
+// AbandonChange implements periods.Store.
+func (s *Store) AbandonChange(ctx context.Context, c periods.StatusChange, p periods.Pending) error {
 	err := db.InTenant(ctx, s.pool, c.TenantID, db.ReadCommitted, func(tx pgx.Tx) error {
-		// The ledger's period_lock_set event of this change is still to come.
-		tag, err := tx.Exec(ctx, "INSERT INTO periods.periods (tenant_id, period, unconfirmed) VALUES ($1, $2, 1) ON CONFLICT DO NOTHING", c.TenantID, c.Period)
+		tag, err := tx.Exec(ctx, `DELETE FROM periods.periods WHERE tenant_id = $1 AND period = $2 AND pending_id = $3
+			AND pending_new AND status = 'open' AND booking_count = 0`, c.TenantID, c.Period, p.ID)
 		if err != nil {
 			return err
 		}
 		if tag.RowsAffected() == 0 {
-			return errs.E(errs.Conflict, "adjustment period %s exists already", c.Period)
+			if _, err := tx.Exec(ctx, `UPDATE periods.periods SET pending_id = NULL, pending_status = NULL, pending_by = NULL, pending_since = NULL,
+				pending_new = false, unconfirmed = greatest(unconfirmed - 1, 0) WHERE tenant_id = $1 AND period = $2 AND pending_id = $3`,
+				c.TenantID, c.Period, p.ID); err != nil {
+				return err
+			}
 		}
-		if err := apply(ctx); err != nil {
-			return err
-		}
-		if out, err = scanPeriod(tx.QueryRow(ctx, "SELECT "+periodCols+" FROM periods.periods WHERE tenant_id = $1 AND period = $2", c.TenantID, c.Period)); err != nil {
-			return err
-		}
-		return emitChange(ctx, tx, out, c.FiscalStart, "", "api")
+		return idem.Release(ctx, tx, Schema)
 	})
-	return out, err
+	return errs.Wrap("periods.AbandonChange", err)
 }
 
 // CountBookings implements periods.Store. One transaction takes the whole
@@ -214,18 +298,32 @@ func (s *Store) ApplyLockSet(ctx context.Context, ev periods.LockSet) (bool, err
 			return err
 		}
 		var (
-			cur         periodsv1.Period
-			at          *time.Time
-			unconfirmed int
+			cur           periodsv1.Period
+			at            *time.Time
+			unconfirmed   int
+			pendingID     *string
+			pendingStatus *string
 		)
-		if err := tx.QueryRow(ctx, "SELECT "+periodCols+", unconfirmed FROM periods.periods WHERE tenant_id = $1 AND period = $2 FOR UPDATE",
-			ev.TenantID, ev.Period).Scan(&cur.TenantID, &cur.Period, &cur.Status, &cur.BookingCount, &cur.LockedBy, &at, &unconfirmed); err != nil {
+		if err := tx.QueryRow(ctx, "SELECT "+periodCols+", unconfirmed, pending_id::text, pending_status FROM periods.periods WHERE tenant_id = $1 AND period = $2 FOR UPDATE",
+			ev.TenantID, ev.Period).Scan(&cur.TenantID, &cur.Period, &cur.Status, &cur.BookingCount, &cur.LockedBy, &at, &unconfirmed, &pendingID, &pendingStatus); err != nil {
 			return err
 		}
+		// The event of the change pending here (its process died, or has
+		// not finished yet): the change is made.
+		ours := pendingStatus != nil && *pendingStatus == ev.Status && unconfirmed <= 1
 		if unconfirmed > 0 {
 			// The echo of a change made here, or one the local state has
 			// moved past.
-			_, err := tx.Exec(ctx, "UPDATE periods.periods SET unconfirmed = unconfirmed - 1 WHERE tenant_id = $1 AND period = $2", ev.TenantID, ev.Period)
+			if _, err := tx.Exec(ctx, "UPDATE periods.periods SET unconfirmed = unconfirmed - 1 WHERE tenant_id = $1 AND period = $2", ev.TenantID, ev.Period); err != nil {
+				return err
+			}
+			if !ours {
+				return nil
+			}
+		}
+		if ours {
+			_, ok, err := finish(ctx, tx, ev.TenantID, ev.Period, *pendingID, start)
+			changed = ok
 			return err
 		}
 		if cur.Status == ev.Status {

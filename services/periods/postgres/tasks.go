@@ -12,6 +12,7 @@ import (
 	"github.com/ledgerplatform/ledger/contracts/periodsv1"
 	"github.com/ledgerplatform/ledger/pkg/db"
 	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/idem"
 	"github.com/ledgerplatform/ledger/services/periods"
 )
 
@@ -31,10 +32,16 @@ func (s *Store) Tasks(ctx context.Context, tenant, period string) ([]periodsv1.T
 func (s *Store) CreateTask(ctx context.Context, t periods.NewTask) (periodsv1.Task, error) {
 	var out periodsv1.Task
 	err := db.InTenant(ctx, s.pool, t.TenantID, db.ReadCommitted, func(tx pgx.Tx) (err error) {
+		if err := idem.Claim(ctx, tx, Schema); err != nil {
+			return err
+		}
 		out, err = scanTask(tx.QueryRow(ctx, `INSERT INTO periods.closing_tasks (id, tenant_id, period, title, status, assignee, note, due_date, created_by)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8::text::date, $9) RETURNING `+taskCols,
 			uuid.NewString(), t.TenantID, t.Period, t.Title, t.Status, t.Assignee, t.Note, t.DueDate, t.CreatedBy))
-		return err
+		if err != nil {
+			return err
+		}
+		return idem.Save(ctx, tx, Schema, out)
 	})
 	return out, err
 }
@@ -65,9 +72,15 @@ func (s *Store) UpdateTask(ctx context.Context, tenant, id string, p periods.Tas
 	}
 	var out periodsv1.Task
 	err := db.InTenant(ctx, s.pool, tenant, db.ReadCommitted, func(tx pgx.Tx) (err error) {
+		if err := idem.Claim(ctx, tx, Schema); err != nil {
+			return err
+		}
 		out, err = scanTask(tx.QueryRow(ctx, "UPDATE periods.closing_tasks SET "+strings.Join(sets, ", ")+
 			" WHERE tenant_id = $1 AND id = $2 RETURNING "+taskCols, args...))
-		return err
+		if err != nil {
+			return err
+		}
+		return idem.Save(ctx, tx, Schema, out)
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return out, errs.NotFoundf("closing task %s not found", id)

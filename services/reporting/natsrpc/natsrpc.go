@@ -7,6 +7,7 @@ import (
 	"context"
 
 	"github.com/ledgerplatform/ledger/contracts/reportingv1"
+	"github.com/ledgerplatform/ledger/pkg/idem"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
 	"github.com/ledgerplatform/ledger/services/reporting"
 )
@@ -37,6 +38,8 @@ func Routes(svc *reporting.Service) []natsx.Route {
 			})},
 		{Subject: reportingv1.SubjectExportJobCreate, Decode: natsx.JSON[reportingv1.ExportJobRequest], Idempotent: true,
 			Endpoint: natsx.Typed(func(ctx context.Context, in reportingv1.ExportJobRequest) (*natsx.Response, error) {
+				// The store saves the job with the key; the caller sees its public part.
+				idem.Reply(ctx, func(v any) any { return &natsx.Response{Status: 202, Body: v.(reporting.ExportJob).Public()} })
 				j, err := svc.CreateExportJob(ctx, in)
 				if err != nil {
 					return nil, err

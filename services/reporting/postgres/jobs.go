@@ -10,6 +10,7 @@ import (
 	"github.com/ledgerplatform/ledger/contracts/reportingv1"
 	"github.com/ledgerplatform/ledger/pkg/db"
 	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/idem"
 	"github.com/ledgerplatform/ledger/services/reporting"
 )
 
@@ -25,13 +26,20 @@ func scanJob(row pgx.Row) (reporting.ExportJob, error) {
 	return j, err
 }
 
-// CreateJob stores a new job.
+// CreateJob stores a new job; with an idempotent request in ctx it claims
+// the key first and saves the job as the answer (pkg/idem).
 func (s *Store) CreateJob(ctx context.Context, j reporting.ExportJob) error {
 	err := db.InTenant(ctx, s.pool, j.TenantID, db.ReadCommitted, func(tx pgx.Tx) error {
+		if err := idem.Claim(ctx, tx, "reporting"); err != nil {
+			return err
+		}
 		_, err := tx.Exec(ctx, `INSERT INTO reporting.export_jobs (id, tenant_id, type, params, status, claims, filename, content_type, created_at, updated_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)`,
 			j.ID, j.TenantID, j.Type, j.Params, j.Status, j.Claims, j.Filename, j.ContentType, j.CreatedAt)
-		return err
+		if err != nil {
+			return err
+		}
+		return idem.Save(ctx, tx, "reporting", j)
 	})
 	return errs.Wrap("reporting/postgres.CreateJob", err)
 }

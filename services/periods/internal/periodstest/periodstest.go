@@ -41,6 +41,7 @@ type Peers struct {
 	lockErr    string
 	applied    bool
 	reviewErr  string
+	during     func(ledgerv1.SetPeriodLock)
 
 	// The ledger publishes its events through an outbox relay, after its
 	// answer and in commit order; relay and unpublished mimic that.
@@ -104,6 +105,12 @@ func (p *Peers) setLock(ctx context.Context, cmd ledgerv1.SetPeriodLock) (ledger
 	case ledgerv1.PeriodOpen, ledgerv1.PeriodSoftLocked, ledgerv1.PeriodHardLocked:
 	default:
 		return ledgerv1.PeriodLockSet{}, errs.Invalid("bad status")
+	}
+	p.mu.Lock()
+	during := p.during
+	p.mu.Unlock()
+	if during != nil {
+		during(cmd)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -170,6 +177,14 @@ func (p *Peers) FailReviewCount(code string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.reviewErr = code
+}
+
+// DuringLock has f run inside every lock command before it is applied,
+// while the periods service waits for the answer.
+func (p *Peers) DuringLock(f func(ledgerv1.SetPeriodLock)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.during = f
 }
 
 // FailLocks makes lock commands answer the error code ("" for success).
