@@ -52,6 +52,7 @@ func DB(t testing.TB, conns int32) (pool, owner *pgxpool.Pool) {
 type Env struct {
 	Svc    *ledger.Service
 	Store  *postgres.Store
+	Pool   *pgxpool.Pool // as ledger_svc
 	Owner  *pgxpool.Pool
 	Keys   ledger.CheckpointKeys
 	Tenant string
@@ -64,7 +65,7 @@ func NewEnv(t testing.TB, conns int32, seed ledger.Seed) *Env {
 	t.Helper()
 	pool, owner := DB(t, conns)
 	store := Store(pool)
-	e := &Env{Store: store, Owner: owner, Keys: CheckpointKeys(t)}
+	e := &Env{Store: store, Pool: pool, Owner: owner, Keys: CheckpointKeys(t)}
 	e.Svc = ledger.New(store, seed, e.Keys)
 	e.Tenant, e.Claims = NewTenant()
 	return e
