@@ -170,7 +170,7 @@ func (s *Service) Checkpoint(ctx context.Context, tenant, reason string) error {
 		return err
 	}
 	if !v.OK {
-		return errs.Wrap("ledger.Checkpoint", fmt.Errorf("tenant %s: the chain does not verify, nothing signed: %s", tenant, v.Reason))
+		return errs.Wrap("ledger.Checkpoint", fmt.Errorf("the chain does not verify, nothing signed: %s", v.Reason))
 	}
 	if v.Events == 0 {
 		return nil
@@ -195,7 +195,7 @@ func (s *Service) CheckpointMoved(ctx context.Context) error {
 	var failed []error
 	for _, t := range tenants {
 		if err := s.Checkpoint(ctx, t, "schedule"); err != nil {
-			failed = append(failed, err)
+			failed = append(failed, fmt.Errorf("tenant %s: %w", t, err))
 		}
 	}
 	return errors.Join(failed...)

@@ -77,21 +77,16 @@ func chainIntent(in *ledger.Intent, first int64, now time.Time) *ledger.ChainInt
 // at every checkpoint and recomputes from the first event. Either way the
 // head must be the last event.
 func (s *Store) Verify(ctx context.Context, tenant string, full bool, keys ledger.Keyring) (ledger.Verification, error) {
-	var v ledger.Verification
+	var r verifyRun
 	err := db.InTenant(ctx, s.pool, tenant, db.Snapshot, func(tx pgx.Tx) error {
-		v = ledger.Verification{Full: full, Checkpoints: []ledgerv1.CheckpointCheck{}}
+		r = verifyRun{v: ledger.Verification{Full: full, Checkpoints: []ledgerv1.CheckpointCheck{}}}
+		v := &r.v
 		var headNumber int64
 		var headHash []byte
 		if err := tx.QueryRow(ctx, "SELECT last_number, last_hash FROM ledger.journal_heads WHERE tenant_id = $1", tenant).Scan(&headNumber, &headHash); err != nil {
 			return err
 		}
-		var problems []string
-		broken := func(n int64, reason string) {
-			if v.FirstBroken == nil || n < *v.FirstBroken {
-				v.FirstBroken, v.Reason = &n, reason
-			}
-		}
-		start, err := s.checkpoints(ctx, tx, tenant, full, keys, &v, broken, &problems)
+		start, err := s.checkpoints(ctx, tx, tenant, full, keys, &r)
 		if err != nil {
 			return err
 		}
@@ -106,53 +101,66 @@ func (s *Store) Verify(ctx context.Context, tenant string, full bool, keys ledge
 		}
 		defer rows.Close()
 		last := from
-		var r chainRow
+		var row chainRow
 		for rows.Next() {
-			if err := scanChainRow(rows, &r); err != nil {
+			if err := scanChainRow(rows, &row); err != nil {
 				return err
 			}
 			v.Recomputed++
-			n := r.e.JournalNumber
+			n := row.e.JournalNumber
 			if n != last+1 {
-				broken(last+1, fmt.Sprintf("journal number %d is missing", last+1))
+				r.broken(last+1, fmt.Sprintf("journal number %d is missing", last+1))
 			}
 			last = n
 			// A later event never uses an older formula: going back would
 			// leave fields uncovered.
-			if r.version < minVersion {
-				broken(n, fmt.Sprintf("hash version %d after version %d", r.version, minVersion))
+			if row.version < minVersion {
+				r.broken(n, fmt.Sprintf("hash version %d after version %d", row.version, minVersion))
 			}
-			minVersion = max(minVersion, r.version)
-			if err := json.Unmarshal(r.prov, &r.in.Provenance); err != nil {
-				broken(n, "the intent's provenance is not readable")
+			minVersion = max(minVersion, row.version)
+			if err := json.Unmarshal(row.prov, &row.in.Provenance); err != nil {
+				r.broken(n, "the intent's provenance is not readable")
 			}
-			want, err := ledger.HashOf(int(r.version), prev, tenant, &r.in, &r.e)
+			want, err := ledger.HashOf(int(row.version), prev, tenant, &row.in, &row.e)
 			switch {
 			case err != nil:
-				broken(n, err.Error())
-			case !bytes.Equal(r.hash, want):
-				broken(n, "content or chain does not match the stored hash")
+				r.broken(n, err.Error())
+			case !bytes.Equal(row.hash, want):
+				r.broken(n, "content or chain does not match the stored hash")
 			}
-			prev = r.hash
+			prev = row.hash
 		}
 		if err := rows.Err(); err != nil {
 			return err
 		}
 		if last != headNumber || !bytes.Equal(prev, headHash) {
-			broken(min(last, headNumber)+1, "the journal head does not match the last event")
+			r.broken(min(last, headNumber)+1, "the journal head does not match the last event")
 		}
 		v.Events = last
 		v.HeadHash = hex.EncodeToString(headHash)
-		if v.FirstBroken == nil && len(problems) > 0 {
-			v.Reason = problems[0]
+		if v.FirstBroken == nil && len(r.problems) > 0 {
+			v.Reason = r.problems[0]
 		}
-		v.OK = v.FirstBroken == nil && len(problems) == 0
+		v.OK = v.FirstBroken == nil && len(r.problems) == 0
 		return nil
 	})
 	if err != nil {
-		return v, errs.Wrap("ledger.Verify", err)
+		return r.v, errs.Wrap("ledger.Verify", err)
 	}
-	return v, nil
+	return r.v, nil
+}
+
+// verifyRun gathers one verification's findings.
+type verifyRun struct {
+	v        ledger.Verification
+	problems []string // with checkpoints' signatures, beside a broken chain
+}
+
+// broken records a break at n; the lowest number wins.
+func (r *verifyRun) broken(n int64, reason string) {
+	if r.v.FirstBroken == nil || n < *r.v.FirstBroken {
+		r.v.FirstBroken, r.v.Reason = &n, reason
+	}
 }
 
 // chainStart is the checkpoint verification recomputes from.
@@ -166,8 +174,7 @@ type chainStart struct {
 // returns the newest good one; with full it checks all and returns nil.
 // A checkpoint that does not match its event marks the chain broken there;
 // one whose signature fails is a problem of its own.
-func (s *Store) checkpoints(ctx context.Context, tx pgx.Tx, tenant string, full bool, keys ledger.Keyring,
-	v *ledger.Verification, broken func(int64, string), problems *[]string) (*chainStart, error) {
+func (s *Store) checkpoints(ctx context.Context, tx pgx.Tx, tenant string, full bool, keys ledger.Keyring, r *verifyRun) (*chainStart, error) {
 	rows, err := tx.Query(ctx, `SELECT c.journal_number, c.hash, c.signed_at, c.reason, c.key_id, c.signature, e.hash, e.hash_version
 		FROM ledger.chain_checkpoints c
 		LEFT JOIN ledger.journal_events e ON e.tenant_id = c.tenant_id AND e.journal_number = c.journal_number
@@ -187,7 +194,7 @@ func (s *Store) checkpoints(ctx context.Context, tx pgx.Tx, tenant string, full 
 			Reason: c.Reason, KeyID: c.KeyID, Matched: stored != nil && bytes.Equal(stored, c.Hash)}
 		if err := keys.Check(&c); err != nil {
 			chk.Problem = err.Error()
-			*problems = append(*problems, fmt.Sprintf("checkpoint at journal number %d signed %s: %v", c.JournalNumber, c.SignedAt.UTC().Format(time.RFC3339), err))
+			r.problems = append(r.problems, fmt.Sprintf("checkpoint at journal number %d signed %s: %v", c.JournalNumber, c.SignedAt.UTC().Format(time.RFC3339), err))
 		} else {
 			chk.SignatureOK = true
 		}
@@ -198,12 +205,12 @@ func (s *Store) checkpoints(ctx context.Context, tx pgx.Tx, tenant string, full 
 			}
 			chk.Problem += rewritten
 			if chk.SignatureOK {
-				broken(c.JournalNumber, fmt.Sprintf("the signed checkpoint at journal number %d does not match the stored event: the journal was rewritten at or before it", c.JournalNumber))
+				r.broken(c.JournalNumber, fmt.Sprintf("the signed checkpoint at journal number %d does not match the stored event: the journal was rewritten at or before it", c.JournalNumber))
 			}
 		}
-		v.Checkpoints = append(v.Checkpoints, chk)
+		r.v.Checkpoints = append(r.v.Checkpoints, chk)
 		if !full && chk.SignatureOK && chk.Matched {
-			v.StartedFrom = &chk
+			r.v.StartedFrom = &chk
 			return &chainStart{number: c.JournalNumber, hash: c.Hash, version: *version}, rows.Err()
 		}
 	}
