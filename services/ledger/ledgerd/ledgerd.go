@@ -130,7 +130,14 @@ func WithSeed(seed ledger.Seed, cfg Config) daemon.Service {
 		DB:      postgres.Migrations,
 		Streams: []natsx.Stream{{Name: ledgerv1.StreamEvents, Subjects: []string{ledgerv1.EventsFilter}}},
 		Build: func(_ context.Context, env daemon.Env) (daemon.Parts, error) {
+			if cfg.Keys.Signer == nil {
+				return daemon.Parts{}, errors.New("ledger: no checkpoint key (see LoadConfig)")
+			}
 			svc := ledger.New(postgres.New(env.Pool, env.Log), seed, cfg.Keys)
+			// The public key is what an operator lists in
+			// LEDGER_CHECKPOINT_PUBKEYS when this key is rotated out.
+			pub := cfg.Keys.Signer.Public()
+			env.Log.Info("signing chain checkpoints", "key_id", ledger.KeyID(pub), "public_key", hex.EncodeToString(pub), "every", every)
 			return daemon.Parts{
 				Routes: natsrpc.Routes(svc),
 				// New tenants get their chart as soon as identity announces them.
