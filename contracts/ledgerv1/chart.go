@@ -150,14 +150,59 @@ type Posted struct {
 	DocumentID string `json:"document_id,omitempty"`
 }
 
-// Verification answers SubjectJournalVerify: the result of recomputing a
-// tenant's hash chain.
+// Verification answers SubjectJournalVerify: the result of checking a
+// tenant's hash chain. Events is the head's journal number (numbers are
+// gapless, so also the count of events); the chain was recomputed from
+// StartedFrom (nil: from the first event) to the head, Recomputed events
+// in all. Checkpoints are the signed checkpoints looked at on the way,
+// newest first.
 type Verification struct {
-	OK          bool   `json:"ok"`
-	Events      int64  `json:"events"`
-	HeadHash    string `json:"head_hash"`
-	FirstBroken *int64 `json:"first_broken_journal_number,omitempty"`
-	Reason      string `json:"reason,omitempty"`
+	OK          bool              `json:"ok"`
+	Events      int64             `json:"events"`
+	HeadHash    string            `json:"head_hash"`
+	FirstBroken *int64            `json:"first_broken_journal_number,omitempty"`
+	Reason      string            `json:"reason,omitempty"`
+	Full        bool              `json:"full"`
+	StartedFrom *CheckpointCheck  `json:"started_from"`
+	Recomputed  int64             `json:"recomputed_events"`
+	Checkpoints []CheckpointCheck `json:"checkpoints"`
+}
+
+// CheckpointCheck is one signed checkpoint as verification found it:
+// SignatureOK when a configured public key verifies it, Matched when its
+// hash is the stored event's at its journal number.
+type CheckpointCheck struct {
+	JournalNumber int64     `json:"journal_number"`
+	Hash          string    `json:"hash"`
+	SignedAt      time.Time `json:"signed_at"`
+	Reason        string    `json:"reason"`
+	KeyID         string    `json:"key_id"`
+	SignatureOK   bool      `json:"signature_ok"`
+	Matched       bool      `json:"matched"`
+	Problem       string    `json:"problem,omitempty"`
+}
+
+// Checkpoint is a signed checkpoint of a tenant's chain head as the GoBD
+// export carries it (SubjectJournalCheckpoints). The signature (Ed25519,
+// hex) covers Message: the fields tag "ledger-checkpoint-v1", tenant id,
+// journal number (decimal), hash (hex), signed_at (RFC 3339 UTC,
+// microseconds), reason and key id, each preceded by its length as a
+// 4-byte big-endian integer. PublicKey (hex) is the configured key with
+// that id, empty when none is.
+type Checkpoint struct {
+	JournalNumber int64     `json:"journal_number"`
+	Hash          string    `json:"hash"`
+	SignedAt      time.Time `json:"signed_at"`
+	Reason        string    `json:"reason"`
+	KeyID         string    `json:"key_id"`
+	PublicKey     string    `json:"public_key"`
+	Signature     string    `json:"signature"`
+	SignatureOK   bool      `json:"signature_ok"`
+}
+
+// CheckpointList answers SubjectJournalCheckpoints, oldest first.
+type CheckpointList struct {
+	Checkpoints []Checkpoint `json:"checkpoints"`
 }
 
 // ReviewCount answers SubjectReviewCount (query status, default pending):

@@ -44,6 +44,13 @@ func (c Client) VerifyChain(ctx context.Context) (Verification, error) {
 	return rpc.Send[Verification](ctx, c.C, SubjectJournalVerify, nil)
 }
 
+// Checkpoints lists the caller's signed chain checkpoints, oldest first
+// (SubjectJournalCheckpoints).
+func (c Client) Checkpoints(ctx context.Context) ([]Checkpoint, error) {
+	out, err := rpc.Send[CheckpointList](ctx, c.C, SubjectJournalCheckpoints, nil)
+	return out.Checkpoints, err
+}
+
 // Accounts reads a page of the caller's chart of accounts
 // (SubjectAccountsList).
 func (c Client) Accounts(ctx context.Context, f AccountFilter) (AccountPage, error) {

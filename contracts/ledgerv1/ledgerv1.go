@@ -16,7 +16,9 @@ const (
 	SubjectJournalList          = "ledger.v1.journal.list"
 	SubjectJournalGet           = "ledger.v1.journal.get" // param intent_id
 	SubjectJournalReverse       = "ledger.v1.journal.reverse"
-	SubjectJournalVerify        = "ledger.v1.journal.verify"
+	SubjectJournalVerify        = "ledger.v1.journal.verify" // query full=true
+	// SubjectJournalCheckpoints lists the caller's signed chain checkpoints.
+	SubjectJournalCheckpoints = "ledger.v1.journal.checkpoints"
 
 	SubjectAccountsList    = "ledger.v1.accounts.list"
 	SubjectAccountsCreate  = "ledger.v1.accounts.create"

@@ -64,6 +64,21 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		}
 		c.NATSPort = p
 	}
+	// The ledger signs its chain checkpoints with a key the database never
+	// holds; the all-in-one keeps one in the data directory.
+	if getenv("LEDGER_CHECKPOINT_KEY") == "" && getenv("LEDGER_CHECKPOINT_KEY_FILE") == "" {
+		path := filepath.Join(c.DataDir, "keys", "ledger-checkpoint.key")
+		if err := ledgerd.EnsureKeyFile(path); err != nil {
+			return c, err
+		}
+		env := getenv
+		getenv = func(k string) string {
+			if k == "LEDGER_CHECKPOINT_KEY_FILE" {
+				return path
+			}
+			return env(k)
+		}
+	}
 	for _, declare := range Services {
 		svc, err := declare(getenv)
 		if err != nil {

@@ -208,7 +208,8 @@ func TestLedgerGaplessChain(t *testing.T) {
 		t.Fatalf("verify after tampering with %d: %+v", target, v)
 	}
 	raw := p.must(200, "GET", "/v1/journal/verify", w, nil).Raw
-	wantKeys(t, "broken verify", raw, "ok", "events", "head_hash", "first_broken_journal_number", "reason")
+	wantKeys(t, "broken verify", raw, "ok", "events", "head_hash", "first_broken_journal_number", "reason",
+		"full", "started_from", "recomputed_events", "checkpoints")
 	// Postings go on; the break stays where it is.
 	p.book(w, bookingBody("2025-12-31", "nach dem Bruch", bline("6815", "1800", "1")))
 	if v := p.verify(w); v.OK || *v.FirstBroken != target {

@@ -567,7 +567,14 @@ func TestLedgerJournal(t *testing.T) {
 	if !v.OK || v.Events != 8 || len(v.HeadHash) != 64 || v.FirstBroken != nil {
 		t.Fatalf("verify %+v", v)
 	}
-	wantKeys(t, "verify", p.must(200, "GET", "/v1/journal/verify", ro, nil).Raw, "ok", "events", "head_hash")
+	wantKeys(t, "verify", p.must(200, "GET", "/v1/journal/verify", ro, nil).Raw, "ok", "events", "head_hash",
+		"full", "started_from", "recomputed_events", "checkpoints")
+	// full=true recomputes every event; no checkpoint was signed yet.
+	full := p.must(200, "GET", "/v1/journal/verify?full=true", ro, nil).Body
+	if full["ok"] != true || full["full"] != true || full["recomputed_events"] != float64(8) || full["started_from"] != nil {
+		t.Fatalf("verify full=true: %v", full)
+	}
+	p.expectInvalid([]string{"full"}, "GET", "/v1/journal/verify?full=yes", ro, nil)
 	p.wantCount(5, "SELECT count(*) FROM ledger.intents WHERE tenant_id = $1", tenant)
 }
 

@@ -47,7 +47,8 @@ func startPlatform(t testing.TB, overrides env) *platform {
 		"GATEWAY_ADDR":         "127.0.0.1:0",
 		"METRICS_ADDR":         "127.0.0.1:0",
 		"REDIS_KEY_PREFIX":     prefix,
-		"CREDENTIAL_CACHE_TTL": "30s", // revocation must work through events, not expiry
+		"CREDENTIAL_CACHE_TTL": "30s",       // revocation must work through events, not expiry
+		"DATA_DIR":             t.TempDir(), // the ledger's checkpoint key
 	}
 	for k, v := range overrides {
 		vars[k] = v

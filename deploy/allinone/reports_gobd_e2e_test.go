@@ -3,7 +3,10 @@ package allinone_test
 import (
 	"archive/zip"
 	"bytes"
+	"crypto/ed25519"
+	"encoding/binary"
 	"encoding/csv"
+	"encoding/hex"
 	"encoding/xml"
 	"io"
 	"mime"
@@ -146,7 +149,7 @@ func (a gobdArchive) column(table, name string) []string {
 // chain, the journal of exactly the fiscal year's events and the chain head
 // the ledger verifies.
 func TestReportsGoBD(t *testing.T) {
-	p, admin, _ := setup(t, nil, "Prüfung & Söhne GmbH")
+	p, admin, tenant := setup(t, nil, "Prüfung & Söhne GmbH")
 	w, rk := p.apiKey(admin, "journal:write", "journal:read"), p.apiKey(admin, "auswertungen:read")
 
 	for _, c := range []struct{ query, field string }{
@@ -169,10 +172,12 @@ func TestReportsGoBD(t *testing.T) {
 	if !v.OK || v.Events != 8 {
 		t.Fatalf("verify %+v", v)
 	}
+	// A period lock signs the chain head: the export carries the checkpoint.
+	p.transition("soft-lock", "2025-01", admin)
 
 	a := p.gobdExport(rk, "2025")
 	slices.Sort(a.files)
-	if want := []string{"accounts.csv", "chain.csv", "gdpdu-01-09-2004.dtd", "index.xml", "journal.csv", "tax_codes.csv"}; !slices.Equal(a.files, want) {
+	if want := []string{"accounts.csv", "chain.csv", "checkpoints.csv", "gdpdu-01-09-2004.dtd", "index.xml", "journal.csv", "tax_codes.csv"}; !slices.Equal(a.files, want) {
 		t.Fatalf("archive files %v, want %v", a.files, want)
 	}
 	ix := a.index
@@ -190,8 +195,8 @@ func TestReportsGoBD(t *testing.T) {
 			t.Fatalf("%s validity %+v", tb.URL, tb.Validity)
 		}
 	}
-	if !slices.Equal(urls, []string{"journal.csv", "accounts.csv", "tax_codes.csv", "chain.csv"}) ||
-		!slices.Equal(names, []string{"Journal", "Kontenplan", "Steuerschluessel", "Hashkette"}) {
+	if !slices.Equal(urls, []string{"journal.csv", "accounts.csv", "tax_codes.csv", "chain.csv", "checkpoints.csv"}) ||
+		!slices.Equal(names, []string{"Journal", "Kontenplan", "Steuerschluessel", "Hashkette", "Pruefpunkte"}) {
 		t.Fatalf("index.xml tables %v %v", urls, names)
 	}
 	if fks := ix.Media.Tables[0].Variable.ForeignKeys; len(fks) != 3 || fks[0].References != "Kontenplan" || fks[2].References != "Steuerschluessel" {
@@ -243,6 +248,33 @@ func TestReportsGoBD(t *testing.T) {
 		chain["fiscal_year_from"] != "01.01.2025" || chain["fiscal_year_to"] != "31.12.2025" || chain["journal_rows"] != "6" ||
 		chain["first_journal_number"] != "1" || chain["last_journal_number"] != "6" {
 		t.Fatalf("chain.csv %v, ledger verifies %+v", chain, v)
+	}
+
+	// The lock's checkpoint signs the head; an auditor can check the
+	// signature from the export alone, by the format index.xml describes.
+	cp := a.tables["checkpoints.csv"]
+	var lock map[string]string
+	for _, r := range cp[1:] {
+		row := map[string]string{}
+		for i, name := range cp[0] {
+			row[name] = r[i]
+		}
+		if row["reason"] == "lock 2025-01 soft-locked" {
+			lock = row
+		}
+	}
+	if lock == nil || lock["journal_number"] != "8" || lock["hash"] != v.HeadHash || lock["signature_ok"] != "ja" || lock["tenant_id"] != tenant {
+		t.Fatalf("checkpoints.csv %q: no checkpoint of the lock at the head %s", cp, v.HeadHash)
+	}
+	var msg []byte
+	for _, f := range []string{"ledger-checkpoint-v1", lock["tenant_id"], lock["journal_number"], lock["hash"], lock["signed_at"], lock["reason"], lock["key_id"]} {
+		msg = binary.BigEndian.AppendUint32(msg, uint32(len(f)))
+		msg = append(msg, f...)
+	}
+	pub, _ := hex.DecodeString(lock["public_key"])
+	sigBytes, _ := hex.DecodeString(lock["signature"])
+	if len(pub) != ed25519.PublicKeySize || !ed25519.Verify(pub, msg, sigBytes) {
+		t.Fatalf("the checkpoint's signature does not verify from the export: %v", lock)
 	}
 
 	// Chart and tax codes as the ledger holds them.

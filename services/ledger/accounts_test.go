@@ -28,7 +28,7 @@ func newChartEnv(t *testing.T) *chartEnv {
 	t.Helper()
 	pool, _ := ledgertest.DB(t, 4)
 	store := ledgertest.Store(pool)
-	svc := ledger.New(store, func() ([]ledger.Account, []ledger.TaxCode) { return skr04.Accounts(), skr04.TaxCodes() })
+	svc := ledger.New(store, func() ([]ledger.Account, []ledger.TaxCode) { return skr04.Accounts(), skr04.TaxCodes() }, ledgertest.CheckpointKeys(t))
 	return &chartEnv{svc: svc, claims: chartClaims()}
 }
 

@@ -22,7 +22,15 @@ type JournalStore interface {
 	Post(ctx context.Context, in *Intent) (Posted, *IdemRecord, error)
 	IntentDetail(ctx context.Context, tenant, id string) (*IntentDetail, error)
 	Journal(ctx context.Context, tenant string, f JournalFilter) ([]JournalEntry, error)
-	Verify(ctx context.Context, tenant string) (Verification, error)
+	// Verify checks the chain from the newest good checkpoint (all of it
+	// with full), checking checkpoint signatures with keys.
+	Verify(ctx context.Context, tenant string, full bool, keys Keyring) (Verification, error)
+	// AddCheckpoint stores a signed checkpoint of a stored event.
+	AddCheckpoint(ctx context.Context, c Checkpoint) error
+	// Checkpoints lists a tenant's checkpoints, oldest first.
+	Checkpoints(ctx context.Context, tenant string) ([]Checkpoint, error)
+	// HeadsMoved lists the tenants whose head is past their newest checkpoint.
+	HeadsMoved(ctx context.Context) ([]string, error)
 	SetPeriodLock(ctx context.Context, tenant, period, status, by string) error
 	JournalFeed(ctx context.Context, tenant string, after int64, limit int, from, to *time.Time) (ledgerv1.JournalFeed, error)
 }
@@ -336,12 +344,13 @@ func (s *Service) Intent(ctx context.Context, tenant, id string) (*IntentDetail,
 	return s.store.IntentDetail(ctx, tenant, id)
 }
 
-// Verify recomputes the tenant's hash chain.
-func (s *Service) Verify(ctx context.Context, tenant string) (Verification, error) {
+// Verify checks the tenant's hash chain from its newest good checkpoint,
+// or from the first event when full.
+func (s *Service) Verify(ctx context.Context, tenant string, full bool) (Verification, error) {
 	if err := s.ensureTenant(ctx, tenant); err != nil {
 		return Verification{}, err
 	}
-	return s.store.Verify(ctx, tenant)
+	return s.store.Verify(ctx, tenant, full, s.keys.Verify)
 }
 
 // PeriodOf is the accounting period of a posting: the booking month, or the
@@ -375,7 +384,16 @@ func (s *Service) SetPeriodLock(ctx context.Context, tenant, period, status, by 
 	if err := s.ensureTenant(ctx, tenant); err != nil {
 		return err
 	}
-	return s.store.SetPeriodLock(ctx, tenant, period, status, by)
+	if err := s.store.SetPeriodLock(ctx, tenant, period, status, by); err != nil {
+		return err
+	}
+	if status == "open" {
+		return nil
+	}
+	// The lock serialises with postings, so the head read after it covers
+	// every posting of the period. A failed checkpoint fails the command:
+	// the periods service retries it and setting a lock again is harmless.
+	return s.Checkpoint(ctx, tenant, "lock "+period+" "+status)
 }
 
 // MaxFeedPage bounds one page of the journal feed.

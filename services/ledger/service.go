@@ -34,6 +34,7 @@ type Seed func() ([]Account, []TaxCode)
 type Service struct {
 	store Store
 	seed  Seed
+	keys  CheckpointKeys
 	now   func() time.Time
 
 	mu     sync.Mutex
@@ -41,9 +42,9 @@ type Service struct {
 	charts map[string]*chartCache
 }
 
-// New returns a Service.
-func New(store Store, seed Seed) *Service {
-	return &Service{store: store, seed: seed, now: time.Now, seeded: map[string]bool{}, charts: map[string]*chartCache{}}
+// New returns a Service signing its chain checkpoints with keys.
+func New(store Store, seed Seed, keys CheckpointKeys) *Service {
+	return &Service{store: store, seed: seed, keys: keys, now: time.Now, seeded: map[string]bool{}, charts: map[string]*chartCache{}}
 }
 
 // ensureTenant seeds a tenant on first use; identity's tenant_created event

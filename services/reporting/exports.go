@@ -33,10 +33,11 @@ type ExportStore interface {
 // the hash of that event.
 type ChainStatus = ledgerv1.Verification
 
-// ChainVerifier asks the ledger to verify the caller's hash chain; the
-// caller's claims travel in ctx.
+// ChainVerifier asks the ledger to verify the caller's hash chain and for
+// its signed checkpoints (oldest first); the caller's claims travel in ctx.
 type ChainVerifier interface {
 	Verify(ctx context.Context) (ChainStatus, error)
+	Checkpoints(ctx context.Context) ([]ledgerv1.Checkpoint, error)
 }
 
 // SetChainVerifier gives the service what the GoBD export needs to record

@@ -169,9 +169,16 @@ func (s *expStore) pieces() int {
 	return n
 }
 
-type expVerifier struct{ st ChainStatus }
+type expVerifier struct {
+	st  ChainStatus
+	cps []ledgerv1.Checkpoint
+}
 
 func (v expVerifier) Verify(ctx context.Context) (ChainStatus, error) { return v.st, nil }
+
+func (v expVerifier) Checkpoints(ctx context.Context) ([]ledgerv1.Checkpoint, error) {
+	return v.cps, nil
+}
 
 // expCtx carries the claims of the test tenant.
 func expCtx() context.Context {
@@ -188,7 +195,7 @@ func expService(l *expLedger, statuses map[string]string) (*Service, *expStore) 
 	st := &expStore{}
 	s := New(st, l, expTenants{expTenantData()}, expPeriods{statuses})
 	s.now = func() time.Time { return time.Date(2026, 2, 3, 10, 11, 12, 345e6, time.UTC) }
-	s.SetChainVerifier(expVerifier{ChainStatus{OK: true, Events: l.n + int64(len(l.lines)), HeadHash: "ab12"}})
+	s.SetChainVerifier(expVerifier{st: ChainStatus{OK: true, Events: l.n + int64(len(l.lines)), HeadHash: "ab12"}})
 	return s, st
 }
 

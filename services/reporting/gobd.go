@@ -24,7 +24,8 @@ import (
 // (Datenträgerüberlassung): a ZIP with index.xml, which describes the tables
 // in the GDPdU format of the Federal Ministry of Finance (its DTD is in the
 // archive too), and the tables as CSV: the fiscal year's journal, the chart
-// of accounts, the tax codes and the state of the journal's hash chain.
+// of accounts, the tax codes, the state of the journal's hash chain and its
+// signed checkpoints.
 //
 // A ZIP cannot be cut into stateless chunks, so the first request writes the
 // whole archive, in constant memory, into numbered pieces of blobSize bytes
@@ -125,7 +126,25 @@ var (
 			{"last_journal_number", gobdInt, "Letzte Journalnummer in journal.csv"},
 		},
 	}
-	gobdTables = []*gobdTable{&gobdJournal, &gobdAccounts, &gobdTaxCodes, &gobdChain}
+	gobdCheckpoints = gobdTable{
+		url: "checkpoints.csv", name: "Pruefpunkte",
+		desc: "Signierte Prüfpunkte der Hashkette bis zur geprüften Journalnummer chain_events (alle Wirtschaftsjahre): der Hash des Ereignisses mit der Journalnummer, " +
+			"signiert mit Ed25519 von einem Schlüssel außerhalb der Datenbank. Signiert ist die Bytefolge der Felder \"ledger-checkpoint-v1\", tenant_id, journal_number (dezimal), " +
+			"hash (hex), signed_at, reason und key_id, jedem seine Länge in Bytes als 4-Byte-Big-Endian-Zahl vorangestellt. Ein Prüfpunkt ist gültig, wenn die Signatur mit public_key " +
+			"verifiziert und hash dem Hash des Ereignisses journal_number gleicht",
+		cols: []gobdColumn{
+			{"journal_number", gobdInt, "Journalnummer des signierten Ereignisses"},
+			{"hash", gobdText, "Hash des Ereignisses (hex), wie signiert"},
+			{"signed_at", gobdText, "Zeitpunkt der Signatur, ISO 8601 in UTC mit Mikrosekunden, wie signiert"},
+			{"reason", gobdText, "Anlass: schedule (regelmäßig) oder lock JJJJ-MM Status (Periodensperre)"},
+			{"tenant_id", gobdText, "ID des Mandanten, wie signiert"},
+			{"key_id", gobdText, "Kennung des Schlüssels: die ersten 8 Bytes des SHA-256 des öffentlichen Schlüssels (hex)"},
+			{"public_key", gobdText, "Öffentlicher Ed25519-Schlüssel (hex), leer wenn dem Ledger unbekannt"},
+			{"signature", gobdText, "Ed25519-Signatur (hex)"},
+			{"signature_ok", gobdText, "Prüfung der Signatur durch das Ledger beim Export: ja oder nein"},
+		},
+	}
+	gobdTables = []*gobdTable{&gobdJournal, &gobdAccounts, &gobdTaxCodes, &gobdChain, &gobdCheckpoints}
 )
 
 // GoBDExport returns one chunk of the GoBD export of the caller's fiscal
@@ -236,6 +255,10 @@ func (s *Service) writeGoBD(ctx context.Context, w io.Writer, tenant string, ten
 	if err != nil {
 		return errs.Wrap("verify journal chain", err)
 	}
+	checkpoints, err := s.export.verifier.Checkpoints(ctx)
+	if err != nil {
+		return errs.Wrap("chain checkpoints", err)
+	}
 	accounts, err := s.ledger.Accounts(ctx)
 	if err != nil {
 		return errs.Wrap("accounts", err)
@@ -325,6 +348,23 @@ func (s *Service) writeGoBD(ctx context.Context, w io.Writer, tenant string, ten
 			return c.text(now.UTC().Format(time.RFC3339)).text(ok).raw(strconv.FormatInt(chain.Events, 10)).text(chain.HeadHash).
 				raw(broken).text(chain.Reason).date(start.Format(time.DateOnly)).date(end.Format(time.DateOnly)).
 				raw(strconv.FormatInt(rows, 10)).raw(optional(first)).raw(optional(last)).end()
+		}},
+		{&gobdCheckpoints, func(c *csvOut) error {
+			for _, cp := range checkpoints {
+				if cp.JournalNumber > chain.Events {
+					continue // signed after the verification
+				}
+				ok := "nein"
+				if cp.SignatureOK {
+					ok = "ja"
+				}
+				err := c.raw(strconv.FormatInt(cp.JournalNumber, 10)).text(cp.Hash).text(cp.SignedAt.UTC().Format(time.RFC3339Nano)).
+					text(cp.Reason).text(tenant).text(cp.KeyID).text(cp.PublicKey).text(cp.Signature).text(ok).end()
+				if err != nil {
+					return err
+				}
+			}
+			return nil
 		}},
 	} {
 		if err := table(t.table, t.records); err != nil {

@@ -14,6 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
 	"github.com/ledgerplatform/ledger/pkg/errs"
 )
 
@@ -276,7 +279,12 @@ func TestGoBDExport(t *testing.T) {
 	s, st := expService(l, nil)
 	s.export.blob = 32 << 10
 	s.export.page = 700
-	s.SetChainVerifier(expVerifier{ChainStatus{OK: true, Events: 2900, HeadHash: "c0ffee"}})
+	signed := time.Date(2025, 4, 1, 2, 3, 4, 5000, time.UTC)
+	s.SetChainVerifier(expVerifier{st: ChainStatus{OK: true, Events: 2900, HeadHash: "c0ffee"}, cps: []ledgerv1.Checkpoint{
+		{JournalNumber: 1200, Hash: "beef", SignedAt: signed, Reason: "lock 2025-03 hard-locked", KeyID: "k1", PublicKey: "ab", Signature: "cd", SignatureOK: true},
+		{JournalNumber: 2900, Hash: "c0ffee", SignedAt: signed.Add(time.Hour), Reason: "schedule", KeyID: "k0", Signature: "ef"},
+		{JournalNumber: 2950, Hash: "later", SignedAt: signed.Add(2 * time.Hour), Reason: "schedule", KeyID: "k1", PublicKey: "ab", Signature: "01", SignatureOK: true},
+	}})
 	b, chunks := gobdAll(t, s, "2025")
 	if chunks < 3 {
 		t.Errorf("%d chunks of 32 KiB for a %d byte archive", chunks, len(b))
@@ -285,7 +293,7 @@ func TestGoBDExport(t *testing.T) {
 		t.Errorf("%d pieces left after the last chunk", n)
 	}
 	a := openGoBD(t, b)
-	for _, url := range []string{"journal.csv", "accounts.csv", "tax_codes.csv", "chain.csv"} {
+	for _, url := range []string{"journal.csv", "accounts.csv", "tax_codes.csv", "chain.csv", "checkpoints.csv"} {
 		if _, ok := a.tables[url]; !ok {
 			t.Errorf("index.xml does not describe %s", url)
 		}
@@ -320,6 +328,15 @@ func TestGoBDExport(t *testing.T) {
 	chain := a.table(t, "chain.csv")
 	if len(chain) != 1 || strings.Join(chain[0][1:], "|") != "ja|2900|c0ffee|||01.01.2025|31.12.2025|2900|1|2900" {
 		t.Errorf("chain %v", chain)
+	}
+	// The checkpoints up to the verified head, as the ledger signed them.
+	got := a.table(t, "checkpoints.csv")
+	wantCps := [][]string{
+		{"1200", "beef", "2025-04-01T02:03:04.000005Z", "lock 2025-03 hard-locked", expTenant, "k1", "ab", "cd", "ja"},
+		{"2900", "c0ffee", "2025-04-01T03:03:04.000005Z", "schedule", expTenant, "k0", "", "ef", "nein"},
+	}
+	if diff := cmp.Diff(wantCps, got); diff != "" {
+		t.Errorf("checkpoints.csv (-want +got):\n%s", diff)
 	}
 	if _, ok := a.files[gdpduDTDName]; !ok {
 		t.Error("the DTD is not in the archive")

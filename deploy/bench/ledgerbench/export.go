@@ -70,16 +70,23 @@ func seedJournal(ctx context.Context, dbURL, tenant string, n int) error {
 	}
 	i = 0
 	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"ledger", "journal_events"},
-		[]string{"tenant_id", "journal_number", "id", "intent_id", "booking_date", "account_debit", "account_credit", "amount", "description", "source", "captured_at", "hash"},
+		[]string{"tenant_id", "journal_number", "id", "intent_id", "booking_date", "account_debit", "account_credit", "amount", "description", "source", "captured_at", "hash", "hash_version"},
 		pgx.CopyFromFunc(func() ([]any, error) {
 			if i == n {
 				return nil, nil
 			}
 			e, date := row(i)
 			i++
-			h := ledger.ChainHash(prev, tenant, &e)
+			// The intent as copied above; created_at defaults to the
+			// transaction's now(), provenance to {}.
+			in := ledger.ChainIntent{Period: date.Format("2006-01"), Description: e.Description, Source: "api",
+				FirstNumber: e.JournalNumber, EventCount: 1, CreatedAt: now}
+			h, err := ledger.HashOf(ledger.HashVersion, prev, tenant, &in, &e)
+			if err != nil {
+				return nil, err
+			}
 			prev = h
-			return []any{tenant, e.JournalNumber, e.ID, e.IntentID, date, "6815", "1800", e.Amount.StringFixed(2), e.Description, "api", now, h}, nil
+			return []any{tenant, e.JournalNumber, e.ID, e.IntentID, date, "6815", "1800", e.Amount.StringFixed(2), e.Description, "api", now, h, int16(ledger.HashVersion)}, nil
 		})); err != nil {
 		return fmt.Errorf("copy events: %w", err)
 	}

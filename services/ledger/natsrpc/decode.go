@@ -101,13 +101,21 @@ func taxCodePatch(_ context.Context, r *natsx.Request) (any, error) {
 }
 
 func includeInactive(_ context.Context, r *natsx.Request) (any, error) {
-	switch r.Query.Get("include_inactive") {
+	return boolQuery(r, "include_inactive")
+}
+
+// fullChain decodes the query parameter full of the chain verification.
+func fullChain(_ context.Context, r *natsx.Request) (any, error) { return boolQuery(r, "full") }
+
+// boolQuery decodes the query parameter name: true, false or absent.
+func boolQuery(r *natsx.Request, name string) (bool, error) {
+	switch r.Query.Get(name) {
 	case "", "false":
 		return false, nil
 	case "true":
 		return true, nil
 	}
-	return nil, errs.Invalid("invalid query parameter include_inactive", errs.Field("include_inactive", "must be true or false"))
+	return false, errs.Invalid("invalid query parameter "+name, errs.Field(name, "must be true or false"))
 }
 
 // limits decodes the query parameters limit (default def, at most max)

@@ -24,7 +24,7 @@ import (
 func startLedger(t *testing.T, seed ledger.Seed) *testkit.RPC {
 	t.Helper()
 	h := testkit.NewRPC(t, postgres.Migrations)
-	h.Start(ledgerd.WithSeed(seed), nil)
+	h.Start(ledgerd.WithSeed(seed, ledgerd.Config{Keys: ledgertest.CheckpointKeys(t)}), nil)
 	return h
 }
 

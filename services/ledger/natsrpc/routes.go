@@ -37,8 +37,11 @@ func Routes(svc *ledger.Service) []natsx.Route {
 		{Subject: ledgerv1.SubjectJournalGet, Decode: param("intent_id"), Endpoint: natsx.Typed(func(ctx context.Context, id string) (*ledger.IntentDetail, error) {
 			return svc.Intent(ctx, tenant(ctx), id)
 		})},
-		{Subject: ledgerv1.SubjectJournalVerify, Decode: natsx.Nothing, Endpoint: natsx.Typed(func(ctx context.Context, _ struct{}) (ledger.Verification, error) {
-			return svc.Verify(ctx, tenant(ctx))
+		{Subject: ledgerv1.SubjectJournalVerify, Decode: fullChain, Endpoint: natsx.Typed(func(ctx context.Context, full bool) (ledger.Verification, error) {
+			return svc.Verify(ctx, tenant(ctx), full)
+		})},
+		{Subject: ledgerv1.SubjectJournalCheckpoints, Decode: natsx.Nothing, Endpoint: natsx.Typed(func(ctx context.Context, _ struct{}) (ledgerv1.CheckpointList, error) {
+			return svc.Checkpoints(ctx, tenant(ctx))
 		})},
 		{Subject: ledgerv1.SubjectJournalFeed, Internal: true, Decode: natsx.JSON[ledgerv1.JournalFeedRequest], Endpoint: natsx.Typed(svc.JournalFeed)},
 		{Subject: ledgerv1.SubjectSetPeriodLock, Internal: true, Decode: natsx.JSON[ledgerv1.SetPeriodLock], Endpoint: natsx.Typed(func(ctx context.Context, cmd ledgerv1.SetPeriodLock) (ledgerv1.PeriodLockSet, error) {

@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"bytes"
 	"context"
 	"encoding/hex"
 	"encoding/json"
@@ -115,60 +114,6 @@ func (s *Store) IntentDetail(ctx context.Context, tenant, id string) (*ledger.In
 		d.LinkedIntents = append(d.LinkedIntents, ledger.LinkedIntent{IntentID: *d.ReversedBy, Relation: "reversed_by"})
 	}
 	return &d, nil
-}
-
-// Verify recomputes the chain from the first event, streaming the rows so a
-// large journal verifies in constant memory.
-func (s *Store) Verify(ctx context.Context, tenant string) (ledger.Verification, error) {
-	var v ledger.Verification
-	err := db.InTenant(ctx, s.pool, tenant, db.Snapshot, func(tx pgx.Tx) error {
-		var headNumber int64
-		var headHash []byte
-		if err := tx.QueryRow(ctx, "SELECT last_number, last_hash FROM ledger.journal_heads WHERE tenant_id = $1", tenant).Scan(&headNumber, &headHash); err != nil {
-			return err
-		}
-		rows, err := tx.Query(ctx, "SELECT "+eventColumns+` FROM ledger.journal_events e JOIN ledger.intents i ON i.tenant_id = e.tenant_id AND i.id = e.intent_id
-			WHERE e.tenant_id = $1 ORDER BY e.journal_number`, tenant)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		var prev []byte
-		broken := func(n int64, reason string) {
-			if v.FirstBroken == nil {
-				v.FirstBroken, v.Reason = &n, reason
-			}
-		}
-		for rows.Next() {
-			e, err := scanEntry(rows)
-			if err != nil {
-				return err
-			}
-			v.Events++
-			if e.JournalNumber != v.Events {
-				broken(v.Events, fmt.Sprintf("journal number %d is missing", v.Events))
-			}
-			stored, _ := hex.DecodeString(e.Hash)
-			want := ledger.ChainHash(prev, tenant, &e.Event)
-			if !bytes.Equal(stored, want) {
-				broken(e.JournalNumber, "content or chain does not match the stored hash")
-			}
-			prev = stored
-		}
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		if v.Events != headNumber || !bytes.Equal(prev, headHash) {
-			broken(v.Events+1, "the journal head does not match the last event")
-		}
-		v.HeadHash = hex.EncodeToString(headHash)
-		v.OK = v.FirstBroken == nil
-		return nil
-	})
-	if err != nil {
-		return v, errs.Wrap("ledger.Verify", err)
-	}
-	return v, nil
 }
 
 // SetPeriodLock records a period's lock state. It locks the journal head

@@ -297,6 +297,7 @@ func (s *Store) commitBatch(tenant string, batch []*postReq) ([]postResult, erro
 			posted := ledger.Posted{IntentID: in.ID, EventCount: len(in.Events), DocumentID: in.DocumentID}
 			results[i].posted = posted
 			first := number + 1
+			chained := chainIntent(in, first, head.now)
 			lines := make([]ledgerv1.EventLine, 0, len(in.Events))
 			for j := range in.Events {
 				e := &in.Events[j]
@@ -309,7 +310,10 @@ func (s *Store) commitBatch(tenant string, batch []*postReq) ([]postResult, erro
 				e.BookingDate = in.BookingDate.Format(time.DateOnly)
 				e.Source = in.Source
 				e.CapturedAt = head.now
-				h := ledger.ChainHash(prev, tenant, e)
+				h, err := ledger.HashOf(ledger.HashVersion, prev, tenant, chained, e)
+				if err != nil {
+					return err
+				}
 				e.Hash = hex.EncodeToString(h)
 				prev = h
 				ins.event(tenant, e, h)
@@ -479,13 +483,13 @@ func (x *inserts) queue(b *pgx.Batch, tenant string, last int64, lastHash []byte
 			tenant, v.id, v.date, v.desc, v.source, v.category, v.fp, v.doc, v.reverses, v.prov, v.first, v.count, v.period)
 		e := &x.ev
 		b.Queue(`INSERT INTO ledger.journal_events (tenant_id, journal_number, id, intent_id, booking_date, account_debit, account_credit, amount, tax_code,
-				description, source, fx_currency, fx_amount, external_reference, custom_metadata, captured_at, hash)
-			SELECT $1, n, id, intent, d, deb, cred, amt, tc, descr, src, fxc, fxa, ext, meta::json, cap, h
+				description, source, fx_currency, fx_amount, external_reference, custom_metadata, captured_at, hash, hash_version)
+			SELECT $1, n, id, intent, d, deb, cred, amt, tc, descr, src, fxc, fxa, ext, meta::json, cap, h, $18::smallint
 			FROM unnest($2::bigint[], $3::uuid[], $4::uuid[], $5::date[], $6::text[], $7::text[], $8::numeric[], $9::text[],
 				$10::text[], $11::text[], $12::text[], $13::numeric[], $14::text[], $15::text[], $16::timestamptz[], $17::bytea[])
 				AS u(n, id, intent, d, deb, cred, amt, tc, descr, src, fxc, fxa, ext, meta, cap, h)`,
 			tenant, e.number, e.id, e.intent, e.date, e.debit, e.credit, e.amount, e.taxCode,
-			e.desc, e.source, e.fxCur, e.fxAmt, e.extRef, e.meta, e.captured, e.hash)
+			e.desc, e.source, e.fxCur, e.fxAmt, e.extRef, e.meta, e.captured, e.hash, ledger.HashVersion)
 		b.Queue("UPDATE ledger.journal_heads SET last_number = $2, last_hash = $3 WHERE tenant_id = $1", tenant, last, lastHash)
 	}
 	for _, r := range x.idem {

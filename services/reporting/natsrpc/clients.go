@@ -114,3 +114,8 @@ var _ reporting.ChainVerifier = ChainVerifier{}
 func (v ChainVerifier) Verify(ctx context.Context) (reporting.ChainStatus, error) {
 	return ledgerv1.Client{C: v.Client}.VerifyChain(ctx)
 }
+
+// Checkpoints implements reporting.ChainVerifier.
+func (v ChainVerifier) Checkpoints(ctx context.Context) ([]ledgerv1.Checkpoint, error) {
+	return ledgerv1.Client{C: v.Client}.Checkpoints(ctx)
+}

@@ -87,6 +87,11 @@ func (p *exportPeers) routes() []natsx.Route {
 			p.verified.Add(1)
 			return answer(map[string]any{"ok": true, "events": p.n, "head_hash": "9f86d081884c7d65"}, claimed(ctx))
 		}),
+		fake(ledgerv1.SubjectJournalCheckpoints, func(ctx context.Context, r *natsx.Request) (any, error) {
+			return answer(ledgerv1.CheckpointList{Checkpoints: []ledgerv1.Checkpoint{{JournalNumber: p.n, Hash: "9f86d081884c7d65",
+				SignedAt: time.Date(2025, 12, 31, 23, 0, 0, 0, time.UTC), Reason: "lock 2025-12 hard-locked", KeyID: "0a1b2c3d4e5f6071",
+				PublicKey: "ab", Signature: "cd", SignatureOK: true}}}, claimed(ctx))
+		}),
 		fake(identityv1.SubjectTenantGet, func(ctx context.Context, r *natsx.Request) (any, error) {
 			return answer(identityv1.Tenant{ID: exportTenant, CompanyName: "Übersee Handel GmbH", FiscalYearStartMonth: 1,
 				DATEVConsultantNumber: "29098", DATEVClientNumber: "55003"}, claimed(ctx))
@@ -206,7 +211,7 @@ func TestGoBDExportOverNATS(t *testing.T) {
 			t.Fatalf("%s: %v", f.Name, err)
 		}
 	}
-	for _, name := range []string{"index.xml", "gdpdu-01-09-2004.dtd", "journal.csv", "accounts.csv", "tax_codes.csv", "chain.csv"} {
+	for _, name := range []string{"index.xml", "gdpdu-01-09-2004.dtd", "journal.csv", "accounts.csv", "tax_codes.csv", "chain.csv", "checkpoints.csv"} {
 		if _, ok := files[name]; !ok {
 			t.Errorf("%s missing", name)
 		}
@@ -216,6 +221,9 @@ func TestGoBDExportOverNATS(t *testing.T) {
 	}
 	if !bytes.Contains(files["chain.csv"], []byte(`"ja";30000;"9f86d081884c7d65"`)) {
 		t.Errorf("chain.csv: %s", files["chain.csv"])
+	}
+	if !bytes.Contains(files["checkpoints.csv"], []byte(`30000;"9f86d081884c7d65";"2025-12-31T23:00:00Z";"lock 2025-12 hard-locked";"`+exportTenant+`";"0a1b2c3d4e5f6071"`)) {
+		t.Errorf("checkpoints.csv: %s", files["checkpoints.csv"])
 	}
 
 	// A cursor of the finished download is gone; bad years are refused.

@@ -6,6 +6,8 @@ package ledgertest
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"mime/multipart"
@@ -50,7 +52,9 @@ func DB(t testing.TB, conns int32) (pool, owner *pgxpool.Pool) {
 type Env struct {
 	Svc    *ledger.Service
 	Store  *postgres.Store
+	Pool   *pgxpool.Pool // as ledger_svc
 	Owner  *pgxpool.Pool
+	Keys   ledger.CheckpointKeys
 	Tenant string
 	Claims *auth.Claims
 }
@@ -61,9 +65,24 @@ func NewEnv(t testing.TB, conns int32, seed ledger.Seed) *Env {
 	t.Helper()
 	pool, owner := DB(t, conns)
 	store := Store(pool)
-	e := &Env{Svc: ledger.New(store, seed), Store: store, Owner: owner}
+	e := &Env{Store: store, Pool: pool, Owner: owner, Keys: CheckpointKeys(t)}
+	e.Svc = ledger.New(store, seed, e.Keys)
 	e.Tenant, e.Claims = NewTenant()
 	return e
+}
+
+// CheckpointKeys is a fresh checkpoint key, known to nothing else.
+func CheckpointKeys(t testing.TB) ledger.CheckpointKeys {
+	t.Helper()
+	seed := make([]byte, ed25519.SeedSize)
+	if _, err := rand.Read(seed); err != nil {
+		t.Fatal(err)
+	}
+	signer, err := ledger.NewSigner(seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ledger.NewCheckpointKeys(signer, nil)
 }
 
 // NewTenant is a new tenant id and an admin API key's claims for it.
