@@ -73,6 +73,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		if err != nil {
 			return c, err
 		}
+		cfg.HealthAddr = "" // one process: the services cannot share one listener
 		c.Services = append(c.Services, Service{svc, cfg})
 	}
 	var err error
