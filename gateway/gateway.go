@@ -29,6 +29,9 @@ type Config struct {
 	MaxUploadBytes         int64         // multipart uploads; default 11 MiB (10 MB file plus form)
 	RequestTimeout         time.Duration // default 30s
 	TrustProxy             bool          // take the client address from X-Forwarded-For
+	// AuditBuffer is how many audit records may wait for JetStream before
+	// calls are refused with 503; default 50000 (some 15 MB).
+	AuditBuffer int
 }
 
 func (c *Config) defaults() {
@@ -49,6 +52,9 @@ func (c *Config) defaults() {
 	}
 	if c.RequestTimeout <= 0 {
 		c.RequestTimeout = 30 * time.Second
+	}
+	if c.AuditBuffer <= 0 {
+		c.AuditBuffer = 50000
 	}
 }
 
@@ -92,7 +98,7 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 	if g.sub, err = g.creds.subscribe(deps.NC, deps.Log); err != nil {
 		return nil, errs.Wrap("gateway.New: subscribe", err)
 	}
-	if g.audit, err = newAuditor(deps.NC, deps.Log, g.metrics); err != nil {
+	if g.audit, err = newAuditor(deps.NC, deps.Log, g.metrics, cfg.AuditBuffer); err != nil {
 		return nil, errs.Wrap("gateway.New: jetstream", err)
 	}
 	if g.openapi, err = openAPIJSON(contracts.OpenAPI); err != nil {
@@ -121,13 +127,14 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 	return g, nil
 }
 
-// Close stops listening for identity events and flushes the audit records;
+// Close stops listening for identity events and delivers the audit records
+// (for at most 10s; what JetStream then still refuses goes to the log);
 // call it after the HTTP server has stopped.
 func (g *Gateway) Close() {
 	if g.sub != nil {
 		_ = g.sub.Unsubscribe()
 	}
-	g.audit.close()
+	g.audit.close(10 * time.Second)
 }
 
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) { g.handler.ServeHTTP(w, r) }

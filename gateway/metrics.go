@@ -10,6 +10,7 @@ type metrics struct {
 	requests      *prometheus.CounterVec
 	duration      *prometheus.HistogramVec
 	auditFailures prometheus.Counter
+	auditPending  prometheus.Gauge
 	rateLimited   prometheus.Counter
 }
 
@@ -24,13 +25,16 @@ func newMetrics() *metrics {
 			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
 		}, []string{"surface", "method", "route"}),
 		auditFailures: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "gateway_audit_publish_failures_total", Help: "Audit records JetStream did not acknowledge.",
+			Name: "gateway_audit_publish_failures_total", Help: "Audit publishes JetStream did not acknowledge (each is retried).",
+		}),
+		auditPending: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "gateway_audit_pending_records", Help: "Audit records waiting for JetStream's acknowledgement; at the bound new calls get 503.",
 		}),
 		rateLimited: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "gateway_rate_limited_total", Help: "Requests refused with 429.",
 		}),
 	}
-	m.reg.MustRegister(m.requests, m.duration, m.auditFailures, m.rateLimited,
+	m.reg.MustRegister(m.requests, m.duration, m.auditFailures, m.auditPending, m.rateLimited,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

@@ -35,7 +35,7 @@ type Config struct {
 }
 
 // LoadConfig reads RATE_LIMIT_PER_MINUTE, AUTH_RATE_LIMIT_PER_MINUTE,
-// CREDENTIAL_CACHE_TTL, MAX_BODY_BYTES, REQUEST_TIMEOUT and TRUST_PROXY too.
+// AUDIT_BUFFER_RECORDS, NATS_STREAM_REPLICAS, CREDENTIAL_CACHE_TTL, MAX_BODY_BYTES, REQUEST_TIMEOUT and TRUST_PROXY too.
 func LoadConfig(getenv func(string) string) (Config, error) {
 	c := Config{
 		Addr:      or(getenv("GATEWAY_ADDR"), ":8080"),
@@ -50,7 +50,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	ints := []struct {
 		name string
 		dst  *int
-	}{{"RATE_LIMIT_PER_MINUTE", &c.Gateway.RateLimitPerMinute}, {"AUTH_RATE_LIMIT_PER_MINUTE", &c.Gateway.AuthRateLimitPerMinute}}
+	}{{"RATE_LIMIT_PER_MINUTE", &c.Gateway.RateLimitPerMinute}, {"AUTH_RATE_LIMIT_PER_MINUTE", &c.Gateway.AuthRateLimitPerMinute}, {"AUDIT_BUFFER_RECORDS", &c.Gateway.AuditBuffer}}
 	for _, v := range ints {
 		if s := getenv(v.name); s != "" {
 			if *v.dst, err = strconv.Atoi(s); err != nil || *v.dst <= 0 {
