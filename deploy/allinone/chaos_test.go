@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -35,7 +36,8 @@ import (
 // (deploy/chaos/natsnode) with streams of 3 replicas, posts bookings through
 // the gateway without pause, and kills one node after another with SIGKILL
 // for 10 s: first the leader of the ledger's stream, then the leader of the
-// gateway's audit stream, then any node not killed yet. Afterwards nothing
+// gateway's audit stream, then any node not killed yet; last two nodes at
+// once, so no stream has a quorum for 10 s. Afterwards nothing
 // may be missing: every intent has its intent_posted event in the stream
 // (exactly one), every answered call its audit row, every outbox is empty
 // and every durable consumer has caught up.
@@ -104,6 +106,20 @@ func TestChaos(t *testing.T) {
 		n.start(t)
 		c.waitCurrent(t, 60*time.Second)
 	}
+	// Then a majority at once: nothing is acknowledged for 10 s, so every
+	// publisher must wait with a deadline and try again.
+	first := c.leader(t, ledgerv1.StreamEvents)
+	second := c.leader(t, gatewayv1.StreamCalls)
+	if second == first {
+		second = c.nodes[(slices.IndexFunc(c.nodes, func(n *natsNode) bool { return n.name == first })+1)%len(c.nodes)].name
+	}
+	t.Logf("SIGKILL %s and %s together, %d calls answered so far", first, second, load.answered())
+	c.node(first).kill(t)
+	c.node(second).kill(t)
+	time.Sleep(10 * time.Second)
+	c.node(first).start(t)
+	c.node(second).start(t)
+	c.waitCurrent(t, 60*time.Second)
 	time.Sleep(2 * time.Second)
 	close(stop)
 	wg.Wait()
