@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
@@ -30,6 +31,10 @@ func (g *Gateway) serveRoute(rt *route) http.Handler {
 			return
 		}
 		x.rec.Status = reply.Status
+		if rt.Flags&Stream != 0 {
+			// The first chunk may have taken long; its deadline starts now.
+			_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(g.cfg.WriteTimeout))
+		}
 		writeReply(w, reply)
 		if rt.Flags&Stream != 0 {
 			g.stream(w, r, x, reply.NextCursor)
@@ -133,6 +138,11 @@ func (g *Gateway) stream(w http.ResponseWriter, r *http.Request, x *exchange, cu
 			g.deps.Log.Error("stream aborted", "request_id", x.rec.RequestID, "subject", x.route.Subject, "err", err)
 			panic(http.ErrAbortHandler)
 		}
+		// The server's WriteTimeout runs from the request's start and would
+		// cut a long export; each chunk gets its own deadline instead, so
+		// a stalled client still cannot hold the stream for ever.
+		// ErrNotSupported (a writer without deadlines) changes nothing.
+		_ = rc.SetWriteDeadline(time.Now().Add(g.cfg.WriteTimeout))
 		if _, err := w.Write(reply.Body); err != nil {
 			return
 		}

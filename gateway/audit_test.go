@@ -51,7 +51,7 @@ func TestAuditNeverDropsRecords(t *testing.T) {
 	}
 	metric := func(series string) bool {
 		w := httptest.NewRecorder()
-		g.ServeHTTP(w, httptest.NewRequest("GET", "/metrics", nil))
+		g.Metrics().ServeHTTP(w, httptest.NewRequest("GET", "/metrics", nil))
 		return strings.Contains(w.Body.String(), "\n"+series+"\n")
 	}
 

@@ -46,6 +46,19 @@ func newCredentialCache(v Verifier, ttl time.Duration) *credentialCache {
 	return &credentialCache{verifier: v, ttl: ttl, now: time.Now, entries: map[[32]byte]cacheEntry{}}
 }
 
+// cached returns the token's claims if they are cached and fresh, asking
+// no one.
+func (c *credentialCache) cached(token string) *auth.Claims {
+	key := sha256.Sum256([]byte(token))
+	c.mu.RLock()
+	e, ok := c.entries[key]
+	c.mu.RUnlock()
+	if ok && c.now().Before(e.expires) {
+		return e.claims
+	}
+	return nil
+}
+
 func (c *credentialCache) claims(ctx context.Context, token string) (*auth.Claims, error) {
 	key := sha256.Sum256([]byte(token))
 	c.mu.RLock()

@@ -7,28 +7,47 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"net"
 	"net/http"
-	"strings"
+	"net/netip"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/ledgerplatform/ledger/contracts"
+	"github.com/ledgerplatform/ledger/contracts/identityv1"
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
 )
 
 // Config holds the gateway's tunables.
 type Config struct {
-	RateLimitPerMinute     int           // per API key or user; default 300
-	AuthRateLimitPerMinute int           // per client address on auth routes; default 10
-	CredentialTTL          time.Duration // default 5s
-	MaxBodyBytes           int64         // default 1 MiB
-	MaxUploadBytes         int64         // multipart uploads; default 11 MiB (10 MB file plus form)
-	RequestTimeout         time.Duration // default 30s
-	TrustProxy             bool          // take the client address from X-Forwarded-For
+	RateLimitPerMinute int // per API key or user; default 300
+	// AuthRateLimitPerMinute counts every call of the auth routes per client
+	// address; default 60. It is generous because many people may share one
+	// address (an office, a NAT): guessing one account's password is bounded
+	// by LoginRateLimitPerMinute, guessing tokens by
+	// AuthFailureLimitPerMinute.
+	AuthRateLimitPerMinute int
+	// LoginRateLimitPerMinute counts login attempts per account (e-mail),
+	// from any address; default 10.
+	LoginRateLimitPerMinute int
+	// AuthFailureLimitPerMinute counts failed bearer authentications per
+	// client address; once spent, the address is refused before its
+	// credentials are looked up. Default 20.
+	AuthFailureLimitPerMinute int
+	CredentialTTL             time.Duration // default 5s
+	MaxBodyBytes              int64         // default 1 MiB
+	MaxUploadBytes            int64         // multipart uploads; default 11 MiB (10 MB file plus form)
+	RequestTimeout            time.Duration // default 30s
+	// WriteTimeout is the deadline to write one chunk of a streamed
+	// response, renewed per chunk; default 120s, the server's own.
+	WriteTimeout time.Duration
+	// TrustedProxies are the proxies in front of the gateway; the client
+	// address is the rightmost X-Forwarded-For hop that is not one of them.
+	// Empty: the peer address, X-Forwarded-For ignored.
+	TrustedProxies []netip.Prefix
 	// AuditBuffer is how many audit records may wait for JetStream before
 	// calls are refused with 503; default 50000 (some 15 MB).
 	AuditBuffer int
@@ -39,7 +58,13 @@ func (c *Config) defaults() {
 		c.RateLimitPerMinute = 300
 	}
 	if c.AuthRateLimitPerMinute <= 0 {
-		c.AuthRateLimitPerMinute = 10
+		c.AuthRateLimitPerMinute = 60
+	}
+	if c.LoginRateLimitPerMinute <= 0 {
+		c.LoginRateLimitPerMinute = 10
+	}
+	if c.AuthFailureLimitPerMinute <= 0 {
+		c.AuthFailureLimitPerMinute = 20
 	}
 	if c.CredentialTTL <= 0 {
 		c.CredentialTTL = 5 * time.Second
@@ -53,6 +78,9 @@ func (c *Config) defaults() {
 	if c.RequestTimeout <= 0 {
 		c.RequestTimeout = 30 * time.Second
 	}
+	if c.WriteTimeout <= 0 {
+		c.WriteTimeout = 120 * time.Second
+	}
 	if c.AuditBuffer <= 0 {
 		c.AuditBuffer = 50000
 	}
@@ -62,9 +90,7 @@ func (c *Config) defaults() {
 type Deps struct {
 	NC      *nats.Conn
 	Limiter Limiter // RedisLimiter in production, MemoryLimiter without Redis
-	// Ready reports whether dependencies answer, for /readyz.
-	Ready func(ctx context.Context) error
-	Log   *slog.Logger
+	Log     *slog.Logger
 }
 
 // Gateway is an http.Handler.
@@ -80,6 +106,8 @@ type Gateway struct {
 	tools   map[string]*mcpTool
 	handler http.Handler
 	sub     *nats.Subscription
+	// limiterWarned is when the last limiter outage was logged (UnixNano).
+	limiterWarned atomic.Int64
 }
 
 // New builds a gateway serving Routes.
@@ -91,6 +119,7 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 	if deps.Limiter == nil {
 		deps.Limiter = NewMemoryLimiter()
 	}
+	deps.Limiter = &failFast{Limiter: deps.Limiter, timeout: 250 * time.Millisecond, pause: time.Second}
 	g := &Gateway{cfg: cfg, deps: deps, metrics: newMetrics()}
 	g.client = &natsx.Client{NC: deps.NC, Timeout: cfg.RequestTimeout}
 	g.creds = newCredentialCache(natsVerifier{g.client}, cfg.CredentialTTL)
@@ -114,7 +143,6 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
 	mux.HandleFunc("GET /readyz", g.readyz)
-	mux.Handle("GET /metrics", promhttp.HandlerFor(g.metrics.reg, promhttp.HandlerOpts{}))
 	mux.HandleFunc("GET /v1/openapi.json", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(g.openapi)
@@ -139,39 +167,38 @@ func (g *Gateway) Close() {
 
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) { g.handler.ServeHTTP(w, r) }
 
+// Metrics serves the Prometheus metrics. It belongs on a listener of its
+// own, apart from the clients' port: the series describe every route's
+// traffic and errors, nothing a client needs to see.
+func (g *Gateway) Metrics() http.Handler {
+	return promhttp.HandlerFor(g.metrics.reg, promhttp.HandlerOpts{})
+}
+
+// readyz reports whether the gateway can serve: what fails closed must
+// answer. NATS carries every call and identity authenticates every
+// credential; Redis is left out because limiting fails open without it (a
+// metric and a warning say so), and taking every replica out of its Service
+// for it would turn a degraded limiter into an outage. The answer names the
+// failing dependency only; why it fails goes to the log.
 func (g *Gateway) readyz(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
-	var problems []string
+	failing := ""
 	if !g.deps.NC.IsConnected() {
-		problems = append(problems, "nats: not connected")
+		failing = "nats"
+	} else if _, err := g.deps.NC.RequestWithContext(ctx, identityPing, nil); err != nil {
+		g.deps.Log.Warn("not ready: identity does not answer", "subject", identityPing, "err", err)
+		failing = "identity"
 	}
-	if g.deps.Ready != nil {
-		if err := g.deps.Ready(ctx); err != nil {
-			problems = append(problems, err.Error())
-		}
-	}
-	if len(problems) > 0 {
-		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"status": "unavailable", "problems": problems})
+	if failing != "" {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"status": "unavailable", "failing": []string{failing}})
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 }
 
-// clientIP is the caller's address; X-Forwarded-For only behind a trusted proxy.
-func (g *Gateway) clientIP(r *http.Request) string {
-	if g.cfg.TrustProxy {
-		if xff := r.Header.Get("X-Forwarded-For"); xff != "" {
-			first, _, _ := strings.Cut(xff, ",")
-			return strings.TrimSpace(first)
-		}
-	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
-}
+// identityPing is answered by any running identity replica (NATS micro).
+var identityPing = "$SRV.PING." + identityv1.ServiceName
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")

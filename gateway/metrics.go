@@ -12,6 +12,7 @@ type metrics struct {
 	auditFailures prometheus.Counter
 	auditPending  prometheus.Gauge
 	rateLimited   prometheus.Counter
+	limiterErrors prometheus.Counter
 }
 
 func newMetrics() *metrics {
@@ -33,8 +34,11 @@ func newMetrics() *metrics {
 		rateLimited: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "gateway_rate_limited_total", Help: "Requests refused with 429.",
 		}),
+		limiterErrors: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "gateway_rate_limiter_errors_total", Help: "Calls let through unlimited because the rate limiter (Redis) failed.",
+		}),
 	}
-	m.reg.MustRegister(m.requests, m.duration, m.auditFailures, m.auditPending, m.rateLimited,
+	m.reg.MustRegister(m.requests, m.duration, m.auditFailures, m.auditPending, m.rateLimited, m.limiterErrors,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

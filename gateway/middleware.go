@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"regexp"
@@ -22,17 +23,28 @@ func chain(h http.Handler, mw ...func(http.Handler) http.Handler) http.Handler {
 
 var validRequestID = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 
-// requestID adopts a well-formed X-Request-Id from the client or makes one,
-// and returns it on every response.
+type clientRequestIDKey struct{}
+
+// requestID gives every request the gateway's own id and returns it on the
+// response. A client's X-Request-Id is never adopted: the id is the audit
+// record's key, and a client reusing one would otherwise hide its later
+// calls. A well-formed client id is kept beside it for the audit record.
 func requestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id := r.Header.Get("X-Request-Id")
-		if !validRequestID.MatchString(id) {
-			id = uuid.NewString()
+		id := uuid.NewString()
+		ctx := natsx.WithRequestID(r.Context(), id)
+		if c := r.Header.Get("X-Request-Id"); validRequestID.MatchString(c) {
+			ctx = context.WithValue(ctx, clientRequestIDKey{}, c)
 		}
 		w.Header().Set("X-Request-Id", id)
-		next.ServeHTTP(w, r.WithContext(natsx.WithRequestID(r.Context(), id)))
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+// clientRequestIDOf is the X-Request-Id the client sent, if well formed.
+func clientRequestIDOf(r *http.Request) string {
+	s, _ := r.Context().Value(clientRequestIDKey{}).(string)
+	return s
 }
 
 func requestIDOf(r *http.Request) string { return natsx.RequestID(r.Context()) }

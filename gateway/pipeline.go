@@ -53,8 +53,8 @@ func (g *Gateway) begin(w http.ResponseWriter, r *http.Request, s surface) *exch
 	start := time.Now()
 	return &exchange{
 		rec: gatewayv1.Call{
-			RequestID: requestIDOf(r), Surface: s.name, Method: r.Method, Route: "unmatched",
-			ClientIP: g.clientIP(r), At: start.UTC(),
+			RequestID: requestIDOf(r), ClientRequestID: clientRequestIDOf(r), Surface: s.name, Method: r.Method, Route: "unmatched",
+			ClientIP: clientAddr(r, g.cfg.TrustedProxies), At: start.UTC(),
 		},
 		surface: s, start: start, header: w.Header(), credential: r.Header.Get("Authorization"),
 	}
@@ -105,6 +105,11 @@ func (g *Gateway) call(ctx context.Context, x *exchange, build func() (req *nats
 	if err != nil {
 		return nil, err
 	}
+	if x.route.Flags&LoginLimited != 0 {
+		if err := g.limitLogin(ctx, x, req.Body); err != nil {
+			return nil, err
+		}
+	}
 	if len(key) > maxIdempotencyKey {
 		f := x.surface.keyField
 		return nil, errs.Invalid(f+" is too long", errs.Field(f, "at most 255 characters"))
@@ -148,11 +153,13 @@ func (g *Gateway) admit(ctx context.Context, x *exchange) (context.Context, erro
 	return auth.WithClaims(ctx, x.claims), nil
 }
 
-// authenticate resolves the bearer credential; 401 when missing or invalid.
+// authenticate resolves the bearer credential; 401 when missing or invalid,
+// 429 when the client address has failed too often to be heard again yet.
 func (g *Gateway) authenticate(ctx context.Context, x *exchange) error {
 	claims, err := g.verify(ctx, x)
 	if err != nil {
 		if errs.Is(err, errs.Unauthenticated) {
+			g.spendAuthFailure(ctx, x)
 			x.header.Set("WWW-Authenticate", `Bearer realm="ledger"`)
 		}
 		return err
@@ -165,14 +172,19 @@ func (g *Gateway) authenticate(ctx context.Context, x *exchange) error {
 }
 
 func (g *Gateway) verify(ctx context.Context, x *exchange) (*auth.Claims, error) {
-	h := x.credential
-	scheme, token, ok := strings.Cut(h, " ")
-	token = strings.TrimSpace(token)
-	if h == "" {
-		return nil, errs.E(errs.Unauthenticated, "missing Authorization header; send 'Authorization: Bearer <API key or session token>'")
+	token, malformed := bearerToken(x.credential)
+	if malformed == nil {
+		if c := g.creds.cached(token); c != nil {
+			return c, nil
+		}
 	}
-	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" || len(token) > 4096 {
-		return nil, errs.E(errs.Unauthenticated, "malformed Authorization header; expected 'Bearer <API key or session token>'")
+	// Before anything is looked up: an address that keeps failing costs
+	// identity nothing more.
+	if err := g.checkAuthFailures(ctx, x); err != nil {
+		return nil, err
+	}
+	if malformed != nil {
+		return nil, malformed
 	}
 	claims, err := g.creds.claims(ctx, token)
 	if err != nil {
@@ -186,6 +198,18 @@ func (g *Gateway) verify(ctx context.Context, x *exchange) (*auth.Claims, error)
 		return nil, errs.E(errs.Unauthenticated, "invalid or revoked credential")
 	}
 	return claims, nil
+}
+
+func bearerToken(h string) (string, error) {
+	scheme, token, ok := strings.Cut(h, " ")
+	token = strings.TrimSpace(token)
+	if h == "" {
+		return "", errs.E(errs.Unauthenticated, "missing Authorization header; send 'Authorization: Bearer <API key or session token>'")
+	}
+	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" || len(token) > 4096 {
+		return "", errs.E(errs.Unauthenticated, "malformed Authorization header; expected 'Bearer <API key or session token>'")
+	}
+	return token, nil
 }
 
 // authorize checks the route's scope; admin covers all.
@@ -206,7 +230,7 @@ func (g *Gateway) limit(ctx context.Context, x *exchange, key string, perMinute 
 	x.limited = true
 	d, err := g.deps.Limiter.Allow(ctx, key, perMinute)
 	if err != nil {
-		g.deps.Log.Warn("rate limiter unavailable; allowing", "err", err)
+		g.limiterUnavailable(err)
 		return nil
 	}
 	x.header.Set("X-RateLimit-Limit", strconv.Itoa(perMinute))

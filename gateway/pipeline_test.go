@@ -96,7 +96,7 @@ func TestSurfacesShareThePipeline(t *testing.T) {
 	}
 
 	metrics := httptest.NewRecorder()
-	g.ServeHTTP(metrics, httptest.NewRequest("GET", "/metrics", nil))
+	g.Metrics().ServeHTTP(metrics, httptest.NewRequest("GET", "/metrics", nil))
 	for _, s := range []string{"api", "mcp"} {
 		series := `gateway_http_request_duration_seconds_count{method="POST",route="POST /v1/bookings",surface="` + s + `"} 1`
 		if !strings.Contains(metrics.Body.String(), series) {

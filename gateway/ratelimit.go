@@ -14,6 +14,8 @@ import (
 // Limiter decides whether one more request under key fits perMinute.
 type Limiter interface {
 	Allow(ctx context.Context, key string, perMinute int) (Decision, error)
+	// Peek answers as Allow would but spends nothing.
+	Peek(ctx context.Context, key string, perMinute int) (Decision, error)
 }
 
 // Decision is a limiter's answer.
@@ -51,8 +53,9 @@ type MemoryLimiter struct {
 // NewMemoryLimiter returns an in-process limiter.
 func NewMemoryLimiter() *MemoryLimiter { return &MemoryLimiter{m: map[string]*rate.Limiter{}} }
 
-func (m *MemoryLimiter) Allow(_ context.Context, key string, perMinute int) (Decision, error) {
+func (m *MemoryLimiter) limiter(key string, perMinute int) *rate.Limiter {
 	m.mu.Lock()
+	defer m.mu.Unlock()
 	l, ok := m.m[key]
 	if !ok {
 		if len(m.m) > 100_000 {
@@ -61,7 +64,11 @@ func (m *MemoryLimiter) Allow(_ context.Context, key string, perMinute int) (Dec
 		l = rate.NewLimiter(rate.Limit(float64(perMinute)/60), perMinute)
 		m.m[key] = l
 	}
-	m.mu.Unlock()
+	return l
+}
+
+func (m *MemoryLimiter) Allow(_ context.Context, key string, perMinute int) (Decision, error) {
+	l := m.limiter(key, perMinute)
 	now := time.Now()
 	r := l.ReserveN(now, 1)
 	if d := r.DelayFrom(now); d > 0 {

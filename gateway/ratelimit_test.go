@@ -36,3 +36,32 @@ func TestLimiters(t *testing.T) {
 		})
 	}
 }
+
+// TestLimiterPeek: Peek spends nothing, and once the budget is spent it
+// refuses with the wait for one request.
+func TestLimiterPeek(t *testing.T) {
+	rdb, prefix := testkit.Redis(t)
+	limiters := map[string]Limiter{"redis": NewRedisLimiter(rdb, prefix), "memory": NewMemoryLimiter()}
+	for name, l := range limiters {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			for i := 0; i < 10; i++ {
+				if d, err := l.Peek(ctx, "p", 3); err != nil || !d.Allowed || d.Remaining != 3 {
+					t.Fatalf("peek %d on a fresh key: %+v %v", i, d, err)
+				}
+			}
+			for i := 0; i < 3; i++ {
+				if d, err := l.Allow(ctx, "p", 3); err != nil || !d.Allowed {
+					t.Fatalf("request %d refused after peeks: %+v %v", i, d, err)
+				}
+			}
+			d, err := l.Peek(ctx, "p", 3)
+			if err != nil || d.Allowed {
+				t.Fatalf("peek on a spent key: %+v %v", d, err)
+			}
+			if d.RetryAfter <= 0 || d.RetryAfter > 20*time.Second {
+				t.Errorf("retry after %v, want within one emission interval (20s)", d.RetryAfter)
+			}
+		})
+	}
+}

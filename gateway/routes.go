@@ -33,12 +33,15 @@ const (
 	// Stream routes answer in chunks (exports): the gateway asks for the
 	// next chunk only once the previous one is written to the client.
 	Stream
+	// LoginLimited routes are also limited per account, by the e-mail in
+	// the body.
+	LoginLimited
 )
 
 // Routes lists every /v1 route, one line each. contracts/openapi.yaml
 // documents exactly these; a test keeps the two in step.
 var Routes = []Route{
-	{"POST", "/v1/auth/login", "", identityv1.SubjectLogin, Public | AuthLimited},
+	{"POST", "/v1/auth/login", "", identityv1.SubjectLogin, Public | AuthLimited | LoginLimited},
 	{"POST", "/v1/auth/forgot-password", "", identityv1.SubjectForgotPassword, Public | AuthLimited},
 	{"POST", "/v1/auth/setup-password", "", identityv1.SubjectSetupPassword, Public | AuthLimited},
 	{"POST", "/v1/auth/verify-token", "", identityv1.SubjectVerifyToken, AuthLimited},

@@ -21,20 +21,25 @@ type CallBatch struct {
 }
 
 // Call is one audited call. It never holds a secret: no credential, no body.
+// RequestID is the gateway's own id, generated for every call and never
+// taken from the client, so a client cannot make two calls share one record;
+// ClientRequestID is the client's X-Request-Id, kept beside it for
+// correlation only.
 type Call struct {
-	RequestID  string    `json:"request_id"`
-	TenantID   string    `json:"tenant_id,omitempty"`
-	KeyID      string    `json:"key_id,omitempty"`
-	UserID     string    `json:"user_id,omitempty"`
-	Actor      string    `json:"actor,omitempty"`
-	Surface    string    `json:"surface"` // api or mcp
-	Method     string    `json:"method"`
-	Route      string    `json:"route"` // the route pattern, e.g. DELETE /v1/api-keys/{id}
-	Scope      string    `json:"scope,omitempty"`
-	TargetID   string    `json:"target_id,omitempty"`
-	Status     int       `json:"status"`
-	ErrorCode  string    `json:"error_code,omitempty"`
-	ClientIP   string    `json:"client_ip,omitempty"`
-	DurationMS int64     `json:"duration_ms"`
-	At         time.Time `json:"at"`
+	RequestID       string    `json:"request_id"`
+	ClientRequestID string    `json:"client_request_id,omitempty"`
+	TenantID        string    `json:"tenant_id,omitempty"`
+	KeyID           string    `json:"key_id,omitempty"`
+	UserID          string    `json:"user_id,omitempty"`
+	Actor           string    `json:"actor,omitempty"`
+	Surface         string    `json:"surface"` // api or mcp
+	Method          string    `json:"method"`
+	Route           string    `json:"route"` // the route pattern, e.g. DELETE /v1/api-keys/{id}
+	Scope           string    `json:"scope,omitempty"`
+	TargetID        string    `json:"target_id,omitempty"`
+	Status          int       `json:"status"`
+	ErrorCode       string    `json:"error_code,omitempty"`
+	ClientIP        string    `json:"client_ip,omitempty"`
+	DurationMS      int64     `json:"duration_ms"`
+	At              time.Time `json:"at"`
 }

@@ -41,6 +41,10 @@ const (
 	SubjectAuditList = "identity.v1.audit.list"
 )
 
+// ServiceName is the identity service's NATS micro name: $SRV.PING.identity
+// answers while it serves, which the gateway's readiness asks.
+const ServiceName = "identity"
+
 // Events, published through the identity outbox to stream StreamEvents.
 const (
 	StreamEvents = "IDENTITY"

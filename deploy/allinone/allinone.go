@@ -123,7 +123,7 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 			return err
 		}
 		defer srv.Shutdown()
-		nc, err := nats.Connect(srv.ClientURL(), nats.Name("allinone"))
+		nc, err := nats.Connect(srv.ClientURL(), nats.Name("allinone"), nats.MaxReconnects(-1))
 		if err != nil {
 			return fmt.Errorf("allinone: nats: %w", err)
 		}

@@ -2,6 +2,7 @@ package allinone_test
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -24,9 +25,17 @@ func TestHealthAndBootstrapKey(t *testing.T) {
 	if r := p.must(200, "GET", "/v1/openapi.json", "", nil); r.str("openapi") == "" {
 		t.Fatalf("openapi document lacks version: %.200s", r.Raw)
 	}
-	if r := p.must(200, "GET", "/metrics", "", nil); !strings.Contains(string(r.Raw), "gateway_http_requests_total") {
-		t.Fatal("metrics lack gateway_http_requests_total")
+	res, err := http.Get(p.metrics + "/metrics")
+	if err != nil {
+		t.Fatal(err)
 	}
+	raw, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || !strings.Contains(string(raw), "gateway_http_requests_total") {
+		t.Fatalf("metrics listener: %d, lacks gateway_http_requests_total", res.StatusCode)
+	}
+	// Not on the clients' port.
+	p.expectError(404, "NOT_FOUND", "GET", "/metrics", "", nil)
 }
 
 // TestAuthentication covers every 401 and 403 case of the spec's

@@ -26,11 +26,12 @@ import (
 // platform is the whole system started in-process against real Postgres,
 // NATS (embedded) and Redis, driven over real HTTP.
 type platform struct {
-	t     testing.TB
-	base  string
-	key   string // bootstrap admin key of the operator tenant
-	owner *pgxpool.Pool
-	nc    *nats.Conn // the platform's NATS, for commands of services not built yet
+	t       testing.TB
+	base    string
+	metrics string // the gateway's metrics listener, http://host:port
+	key     string // bootstrap admin key of the operator tenant
+	owner   *pgxpool.Pool
+	nc      *nats.Conn // the platform's NATS, for commands of services not built yet
 }
 
 type env map[string]string
@@ -44,6 +45,7 @@ func startPlatform(t testing.TB, overrides env) *platform {
 	vars := env{
 		"BOOTSTRAP_API_KEY":    key,
 		"GATEWAY_ADDR":         "127.0.0.1:0",
+		"METRICS_ADDR":         "127.0.0.1:0",
 		"REDIS_KEY_PREFIX":     prefix,
 		"CREDENTIAL_CACHE_TTL": "30s", // revocation must work through events, not expiry
 	}
@@ -55,10 +57,11 @@ func startPlatform(t testing.TB, overrides env) *platform {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	addr := make(chan string, 1)
+	addr, metricsAddr := make(chan string, 1), make(chan string, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- allinone.Run(ctx, cfg, allinone.Deps{DatabaseURL: dbURL, Deps: gatewayd.Deps{NC: nc, Redis: rdb, Log: testLogger(t), Ready: func(a string) { addr <- a }}})
+		done <- allinone.Run(ctx, cfg, allinone.Deps{DatabaseURL: dbURL, Deps: gatewayd.Deps{NC: nc, Redis: rdb, Log: testLogger(t),
+			Ready: func(a string) { addr <- a }, MetricsReady: func(a string) { metricsAddr <- a }}})
 	}()
 	t.Cleanup(func() {
 		cancel()
@@ -71,7 +74,7 @@ func startPlatform(t testing.TB, overrides env) *platform {
 	var p platform
 	select {
 	case a := <-addr:
-		p = platform{t: t, base: "http://" + a, key: key, nc: nc}
+		p = platform{t: t, base: "http://" + a, metrics: "http://" + <-metricsAddr, key: key, nc: nc}
 	case err := <-done:
 		t.Fatalf("platform failed to start: %v", err)
 	case <-time.After(60 * time.Second):

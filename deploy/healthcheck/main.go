@@ -3,18 +3,28 @@
 //
 //	healthcheck http <url>                 GET url, healthy on 2xx
 //	healthcheck nats <nats-url> <service>  a NATS micro service of that name answers $SRV.PING
+//	healthcheck live <nats-url> <service>  this host's instance of the service answers $SRV.PING
+//
+// nats is readiness: any replica answering will do. live is liveness: it
+// fails only when NATS answers but this pod's instance does not (hung, or
+// its connection lost), and passes when NATS itself cannot be reached, since
+// restarting every service during a NATS outage would only add to it.
 //
 // Exit status 0 is healthy, 1 is not.
 package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/micro"
+
+	"github.com/ledgerplatform/ledger/pkg/natsx"
 )
 
 const timeout = 3 * time.Second
@@ -32,8 +42,14 @@ func run(args []string) error {
 		return checkHTTP(args[1])
 	case len(args) == 3 && args[0] == "nats":
 		return checkNATS(args[1], args[2])
+	case len(args) == 3 && args[0] == "live":
+		host, err := os.Hostname()
+		if err != nil {
+			return err
+		}
+		return checkLive(args[1], args[2], host)
 	default:
-		return fmt.Errorf("usage: healthcheck http <url> | healthcheck nats <nats-url> <service>")
+		return fmt.Errorf("usage: healthcheck http <url> | healthcheck nats|live <nats-url> <service>")
 	}
 }
 
@@ -65,4 +81,33 @@ func checkNATS(url, service string) error {
 		return fmt.Errorf("service %s does not answer on %s: %w", service, url, err)
 	}
 	return nil
+}
+
+func checkLive(url, service, host string) error {
+	nc, err := nats.Connect(url, nats.Name("healthcheck"), nats.Timeout(timeout))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "NATS unreachable; not this process's fault:", err)
+		return nil
+	}
+	defer nc.Close()
+	inbox := nc.NewRespInbox()
+	sub, err := nc.SubscribeSync(inbox)
+	if err != nil {
+		return err
+	}
+	if err := nc.PublishRequest("$SRV.PING."+service, inbox, nil); err != nil {
+		return err
+	}
+	// Every replica answers; read until this host's instance has.
+	deadline := time.Now().Add(timeout)
+	for {
+		msg, err := sub.NextMsg(time.Until(deadline))
+		if err != nil {
+			return fmt.Errorf("no instance of %s on host %s answers on %s: %w", service, host, url, err)
+		}
+		var ping micro.Ping
+		if json.Unmarshal(msg.Data, &ping) == nil && ping.Metadata[natsx.HostMetadata] == host {
+			return nil
+		}
+	}
 }

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"testing"
 
 	"github.com/nats-io/nats.go/micro"
 
+	"github.com/ledgerplatform/ledger/pkg/natsx"
 	"github.com/ledgerplatform/ledger/pkg/testkit"
 )
 
@@ -38,5 +41,41 @@ func TestNATS(t *testing.T) {
 	}
 	if err := run([]string{"bogus"}); err == nil {
 		t.Fatal("bad usage accepted")
+	}
+}
+
+// TestLive: the probe finds this host's instance among the replicas, fails
+// when only others answer, and passes when NATS itself is unreachable.
+func TestLive(t *testing.T) {
+	url, nc := testkit.NATS(t)
+	other, err := micro.AddService(nc, micro.Config{Name: "identity", Version: "1.0.0", Metadata: map[string]string{natsx.HostMetadata: "identity-other-pod"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Stop()
+	if err := checkLive(url, "identity", "identity-this-pod"); err == nil {
+		t.Fatal("another pod's instance counted as this pod's")
+	}
+	if _, err := natsx.NewServer(nc, natsx.ServerConfig{Name: "identity"}); err != nil {
+		t.Fatal(err)
+	}
+	host, err := os.Hostname()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := run([]string{"live", url, "identity"}); err != nil {
+		t.Fatalf("this host's instance not found: %v", err)
+	}
+	if err := checkLive(url, "ledger", host); err == nil {
+		t.Fatal("a missing service reported alive")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "nats://" + ln.Addr().String()
+	ln.Close()
+	if err := checkLive(closed, "identity", host); err != nil {
+		t.Fatalf("NATS unreachable failed the liveness probe: %v", err)
 	}
 }

@@ -24,10 +24,16 @@ import (
 
 // Config is read from the environment by LoadConfig.
 type Config struct {
-	Addr      string // GATEWAY_ADDR, default :8080
-	NATSURL   string // NATS_URL, default nats://127.0.0.1:4222
-	RedisURL  string // REDIS_URL; empty means an in-process limiter
-	KeyPrefix string // REDIS_KEY_PREFIX for rate-limit keys, default "ledger:rl:"
+	Addr string // GATEWAY_ADDR, default :8080
+	// MetricsAddr (METRICS_ADDR, default 127.0.0.1:9090) serves /metrics,
+	// apart from the clients' port.
+	MetricsAddr string
+	// WriteTimeout (WRITE_TIMEOUT, default 120s) bounds writing a response,
+	// and each chunk of a streamed one.
+	WriteTimeout time.Duration
+	NATSURL      string // NATS_URL, default nats://127.0.0.1:4222
+	RedisURL     string // REDIS_URL; empty means an in-process limiter
+	KeyPrefix    string // REDIS_KEY_PREFIX for rate-limit keys, default "ledger:rl:"
 	// StreamReplicas is the audit stream's replica count,
 	// NATS_STREAM_REPLICAS, default 1.
 	StreamReplicas int
@@ -35,13 +41,16 @@ type Config struct {
 }
 
 // LoadConfig reads RATE_LIMIT_PER_MINUTE, AUTH_RATE_LIMIT_PER_MINUTE,
-// AUDIT_BUFFER_RECORDS, NATS_STREAM_REPLICAS, CREDENTIAL_CACHE_TTL, MAX_BODY_BYTES, REQUEST_TIMEOUT and TRUST_PROXY too.
+// LOGIN_RATE_LIMIT_PER_MINUTE, AUTH_FAILURE_LIMIT_PER_MINUTE,
+// AUDIT_BUFFER_RECORDS, NATS_STREAM_REPLICAS, CREDENTIAL_CACHE_TTL, MAX_BODY_BYTES, REQUEST_TIMEOUT and TRUSTED_PROXIES
+// too.
 func LoadConfig(getenv func(string) string) (Config, error) {
 	c := Config{
-		Addr:      or(getenv("GATEWAY_ADDR"), ":8080"),
-		NATSURL:   or(getenv("NATS_URL"), nats.DefaultURL),
-		RedisURL:  getenv("REDIS_URL"),
-		KeyPrefix: or(getenv("REDIS_KEY_PREFIX"), "ledger:rl:"),
+		Addr:        or(getenv("GATEWAY_ADDR"), ":8080"),
+		MetricsAddr: or(getenv("METRICS_ADDR"), "127.0.0.1:9090"),
+		NATSURL:     or(getenv("NATS_URL"), nats.DefaultURL),
+		RedisURL:    getenv("REDIS_URL"),
+		KeyPrefix:   or(getenv("REDIS_KEY_PREFIX"), "ledger:rl:"),
 	}
 	var err error
 	if c.StreamReplicas, err = natsx.ParseReplicas(getenv("NATS_STREAM_REPLICAS")); err != nil {
@@ -50,7 +59,13 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	ints := []struct {
 		name string
 		dst  *int
-	}{{"RATE_LIMIT_PER_MINUTE", &c.Gateway.RateLimitPerMinute}, {"AUTH_RATE_LIMIT_PER_MINUTE", &c.Gateway.AuthRateLimitPerMinute}, {"AUDIT_BUFFER_RECORDS", &c.Gateway.AuditBuffer}}
+	}{
+		{"RATE_LIMIT_PER_MINUTE", &c.Gateway.RateLimitPerMinute},
+		{"AUTH_RATE_LIMIT_PER_MINUTE", &c.Gateway.AuthRateLimitPerMinute},
+		{"LOGIN_RATE_LIMIT_PER_MINUTE", &c.Gateway.LoginRateLimitPerMinute},
+		{"AUTH_FAILURE_LIMIT_PER_MINUTE", &c.Gateway.AuthFailureLimitPerMinute},
+		{"AUDIT_BUFFER_RECORDS", &c.Gateway.AuditBuffer},
+	}
 	for _, v := range ints {
 		if s := getenv(v.name); s != "" {
 			if *v.dst, err = strconv.Atoi(s); err != nil || *v.dst <= 0 {
@@ -61,7 +76,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	durs := []struct {
 		name string
 		dst  *time.Duration
-	}{{"CREDENTIAL_CACHE_TTL", &c.Gateway.CredentialTTL}, {"REQUEST_TIMEOUT", &c.Gateway.RequestTimeout}}
+	}{{"CREDENTIAL_CACHE_TTL", &c.Gateway.CredentialTTL}, {"REQUEST_TIMEOUT", &c.Gateway.RequestTimeout}, {"WRITE_TIMEOUT", &c.WriteTimeout}}
 	for _, v := range durs {
 		if s := getenv(v.name); s != "" {
 			if *v.dst, err = time.ParseDuration(s); err != nil {
@@ -74,7 +89,18 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 			return c, fmt.Errorf("gatewayd: MAX_BODY_BYTES: %w", err)
 		}
 	}
-	c.Gateway.TrustProxy = getenv("TRUST_PROXY") == "true"
+	if c.WriteTimeout <= 0 {
+		c.WriteTimeout = 120 * time.Second
+	}
+	c.Gateway.WriteTimeout = c.WriteTimeout
+	// TRUST_PROXY believed any peer's X-Forwarded-For; which proxies to
+	// believe must now be said, so the old switch is refused, not guessed at.
+	if getenv("TRUST_PROXY") != "" {
+		return c, fmt.Errorf("gatewayd: TRUST_PROXY is replaced by TRUSTED_PROXIES, the proxies' CIDRs (e.g. 10.0.0.0/8)")
+	}
+	if c.Gateway.TrustedProxies, err = gateway.ParseTrustedProxies(getenv("TRUSTED_PROXIES")); err != nil {
+		return c, fmt.Errorf("gatewayd: TRUSTED_PROXIES: %w", err)
+	}
 	return c, nil
 }
 
@@ -92,6 +118,8 @@ type Deps struct {
 	Log   *slog.Logger
 	// Ready is called with the listening address once the server accepts.
 	Ready func(addr string)
+	// MetricsReady is called with the metrics listener's address.
+	MetricsReady func(addr string)
 }
 
 // Run serves until ctx ends, then drains in-flight requests.
@@ -125,12 +153,6 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	gd := gateway.Deps{NC: nc, Log: log}
 	if rdb != nil {
 		gd.Limiter = gateway.NewRedisLimiter(rdb, cfg.KeyPrefix)
-		gd.Ready = func(ctx context.Context) error {
-			if err := rdb.Ping(ctx).Err(); err != nil {
-				return fmt.Errorf("redis: %w", err)
-			}
-			return nil
-		}
 	} else {
 		log.Warn("no Redis configured: rate limits are kept per process only")
 	}
@@ -140,6 +162,14 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	}
 	defer g.Close()
 
+	mln, err := net.Listen("tcp", cfg.MetricsAddr)
+	if err != nil {
+		return fmt.Errorf("gatewayd: listen %s (METRICS_ADDR): %w", cfg.MetricsAddr, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", g.Metrics())
+	msrv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, WriteTimeout: 30 * time.Second}
+	defer msrv.Close()
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("gatewayd: listen %s: %w", cfg.Addr, err)
@@ -148,13 +178,17 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 		Handler:           g,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       60 * time.Second,
-		WriteTimeout:      120 * time.Second,
+		WriteTimeout:      cfg.WriteTimeout,
 		IdleTimeout:       120 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
-	errc := make(chan error, 1)
+	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(ln) }()
-	log.Info("gateway listening", "addr", ln.Addr().String())
+	go func() { errc <- msrv.Serve(mln) }()
+	log.Info("gateway listening", "addr", ln.Addr().String(), "metrics", mln.Addr().String())
+	if deps.MetricsReady != nil {
+		deps.MetricsReady(mln.Addr().String())
+	}
 	if deps.Ready != nil {
 		deps.Ready(ln.Addr().String())
 	}

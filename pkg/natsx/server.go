@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -42,6 +43,9 @@ type Server struct {
 	metrics *Metrics
 }
 
+// HostMetadata is the micro metadata key holding the instance's host name.
+const HostMetadata = "host"
+
 // ServerConfig configures a Server.
 type ServerConfig struct {
 	Name    string // service name, also the queue group
@@ -68,7 +72,11 @@ func NewServer(nc *nats.Conn, cfg ServerConfig) (*Server, error) {
 		cfg.Version = "1.0.0"
 	}
 	m := newMetrics()
-	svc, err := micro.AddService(nc, micro.Config{Name: cfg.Name, Version: cfg.Version, QueueGroup: cfg.Name, StatsHandler: m.stats})
+	// The host lets a liveness probe in this pod find its own instance
+	// among the replicas answering $SRV.PING (deploy/healthcheck live).
+	host, _ := os.Hostname()
+	svc, err := micro.AddService(nc, micro.Config{Name: cfg.Name, Version: cfg.Version, QueueGroup: cfg.Name, StatsHandler: m.stats,
+		Metadata: map[string]string{HostMetadata: host}})
 	if err != nil {
 		return nil, fmt.Errorf("natsx.NewServer %s: %w", cfg.Name, err)
 	}

@@ -102,7 +102,7 @@ func startPlatform(ctx context.Context, pgURL string) (url, key, dbURL string, s
 	}
 	key = "bench-" + testkit.RandomID() + testkit.RandomID() + testkit.RandomID()
 	vars := map[string]string{
-		"BOOTSTRAP_API_KEY": key, "GATEWAY_ADDR": "127.0.0.1:0", "DATA_DIR": dir, "NATS_PORT": "-1",
+		"BOOTSTRAP_API_KEY": key, "GATEWAY_ADDR": "127.0.0.1:0", "METRICS_ADDR": "127.0.0.1:0", "DATA_DIR": dir, "NATS_PORT": "-1",
 		"RATE_LIMIT_PER_MINUTE": "100000000", "REDIS_KEY_PREFIX": "bench:" + testkit.RandomID() + ":",
 	}
 	// The rest of the environment tunes the platform (LEDGER_MAX_CONCURRENT, ...).

@@ -32,7 +32,7 @@ func Service(getenv func(string) string) (daemon.Service, error) {
 		}
 	}
 	return daemon.Service{
-		Name: "identity",
+		Name: identityv1.ServiceName,
 		DB:   postgres.Migrations,
 		Streams: []natsx.Stream{
 			{Name: identityv1.StreamEvents, Subjects: []string{identityv1.EventsFilter}},

@@ -18,11 +18,11 @@ func (s *Store) AuditEntries(ctx context.Context, tenantID string, f identity.Au
 	out, err := list(ctx, s, tenantID, func(r pgx.Row) (identity.AuditEntry, error) {
 		var e identity.AuditEntry
 		c := &e.Call
-		err := r.Scan(&e.ID, &c.RequestID, &c.TenantID, &c.KeyID, &c.UserID, &c.Actor, &c.Surface, &c.Method, &c.Route, &c.Scope,
+		err := r.Scan(&e.ID, &c.RequestID, &c.ClientRequestID, &c.TenantID, &c.KeyID, &c.UserID, &c.Actor, &c.Surface, &c.Method, &c.Route, &c.Scope,
 			&c.TargetID, &c.Status, &c.ErrorCode, &c.ClientIP, &c.DurationMS, &c.At, &e.RecordedAt)
 		c.At, e.RecordedAt = c.At.UTC(), e.RecordedAt.UTC()
 		return e, err
-	}, `SELECT id, request_id, COALESCE(tenant_id::text, ''), COALESCE(key_id::text, ''), COALESCE(user_id::text, ''),
+	}, `SELECT id, request_id, client_request_id, COALESCE(tenant_id::text, ''), COALESCE(key_id::text, ''), COALESCE(user_id::text, ''),
 			actor, surface, method, route, scope, target_id, status, error_code, client_ip, duration_ms, at, recorded_at
 		FROM identity.audit_log
 		WHERE tenant_id = $1
@@ -49,6 +49,7 @@ func (s *Store) RecordCalls(ctx context.Context, calls []gatewayv1.Call) (int, e
 	n := len(calls)
 	var (
 		reqID, tenant, key, user, actor, surface, method, route, scope, target, code, ip = make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		clientReqID                                                                      = make([]string, n)
 		status                                                                           = make([]int32, n)
 		duration                                                                         = make([]int64, n)
 		at                                                                               = make([]time.Time, n)
@@ -56,19 +57,19 @@ func (s *Store) RecordCalls(ctx context.Context, calls []gatewayv1.Call) (int, e
 	for i, c := range calls {
 		reqID[i], tenant[i], key[i], user[i], actor[i], surface[i] = c.RequestID, c.TenantID, c.KeyID, c.UserID, c.Actor, c.Surface
 		method[i], route[i], scope[i], target[i], code[i], ip[i] = c.Method, c.Route, c.Scope, c.TargetID, c.ErrorCode, c.ClientIP
-		status[i], duration[i], at[i] = int32(c.Status), c.DurationMS, c.At
+		status[i], duration[i], at[i], clientReqID[i] = int32(c.Status), c.DurationMS, c.At, c.ClientRequestID
 	}
 	var inserted int
 	err := db.InTenant(ctx, s.pool, db.AllTenants, db.ReadCommitted, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `INSERT INTO identity.audit_log (request_id, tenant_id, key_id, user_id, actor, surface, method, route,
-				scope, target_id, status, error_code, client_ip, duration_ms, at)
-			SELECT r, NULLIF(t, '')::uuid, NULLIF(k, '')::uuid, NULLIF(u, '')::uuid, a, sf, m, ro, sc, tg, st, ec, ip, d, at
+				scope, target_id, status, error_code, client_ip, duration_ms, at, client_request_id)
+			SELECT r, NULLIF(t, '')::uuid, NULLIF(k, '')::uuid, NULLIF(u, '')::uuid, a, sf, m, ro, sc, tg, st, ec, ip, d, at, cr
 			FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-				$9::text[], $10::text[], $11::int[], $12::text[], $13::text[], $14::bigint[], $15::timestamptz[])
-				AS x(r, t, k, u, a, sf, m, ro, sc, tg, st, ec, ip, d, at)
+				$9::text[], $10::text[], $11::int[], $12::text[], $13::text[], $14::bigint[], $15::timestamptz[], $16::text[])
+				AS x(r, t, k, u, a, sf, m, ro, sc, tg, st, ec, ip, d, at, cr)
 			ON CONFLICT (request_id) DO NOTHING
 			RETURNING key_id::text, tenant_id::text, at`,
-			reqID, tenant, key, user, actor, surface, method, route, scope, target, status, code, ip, duration, at)
+			reqID, tenant, key, user, actor, surface, method, route, scope, target, status, code, ip, duration, at, clientReqID)
 		if err != nil {
 			return err
 		}

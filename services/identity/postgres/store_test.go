@@ -168,3 +168,28 @@ func TestRecordCallIdempotent(t *testing.T) {
 		t.Errorf("entries newest first (-want +got):\n%s", diff)
 	}
 }
+
+// The client's X-Request-Id is stored beside the gateway's id and is no key:
+// two calls sending the same one are two records, and both read back with it.
+func TestRecordCallKeepsClientRequestID(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e, admin := identitytest.Acme(t)
+	at := time.Now().UTC().Truncate(time.Microsecond)
+	first, second := call("gw-1", admin.TenantID, admin.KeyID, at), call("gw-2", admin.TenantID, admin.KeyID, at.Add(time.Millisecond))
+	first.ClientRequestID, second.ClientRequestID = "client-7", "client-7"
+	if n, err := e.Store.RecordCalls(ctx, []gatewayv1.Call{first, second}); err != nil || n != 2 {
+		t.Fatalf("RecordCalls = %d, %v; want 2 stored", n, err)
+	}
+	entries, err := e.Store.AuditEntries(ctx, admin.TenantID, identity.AuditFilter{Page: identity.Page{Limit: 10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [][2]string
+	for _, en := range entries {
+		got = append(got, [2]string{en.RequestID, en.ClientRequestID})
+	}
+	if diff := cmp.Diff([][2]string{{"gw-2", "client-7"}, {"gw-1", "client-7"}}, got); diff != "" {
+		t.Errorf("audit entries (request id, client request id) (-want +got):\n%s", diff)
+	}
+}
