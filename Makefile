@@ -11,7 +11,7 @@ BIN       := bin
 
 .DEFAULT_GOAL := help
 
-.PHONY: help run test bench lint fmt build bin up down logs k8s tools
+.PHONY: help run test chaos bench lint fmt build bin up down logs k8s tools
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  %-8s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -21,10 +21,16 @@ run: ## the whole platform in one process on :8080 (embedded NATS, data under .d
 	$(GO) build -o $(BIN)/allinone ./deploy/allinone/cmd/allinone
 	LOG_FORMAT=$${LOG_FORMAT:-text} exec $(BIN)/allinone
 
-test: ## go vet, then every test against real Postgres, NATS (embedded) and Redis
+test: ## go vet, then every test against real Postgres, NATS (embedded) and Redis, then the fault test (make chaos)
 	@deploy/dev/ensure-services.sh
 	$(GO) vet $(PKGS)
+	$(GO) vet -tags chaos ./deploy/allinone/
 	$(GO) test $(TESTFLAGS) $(PKGS)
+	$(MAKE) chaos
+
+chaos: ## fault test: the platform on a 3-node NATS cluster (real processes), each node SIGKILLed in turn under load; nothing may be lost
+	@deploy/dev/ensure-services.sh
+	$(GO) test -tags chaos -count=1 -p 1 -timeout 10m -run '^TestChaos$$' -v ./deploy/allinone/
 
 bench: ## postings/s through the gateway (32 clients, fsync on), DATEV export of 1M events, report and export benchmarks
 	$(GO) run ./deploy/bench/ledgerbench -clients 32 -duration 20s -export 1000000

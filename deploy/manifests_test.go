@@ -56,7 +56,8 @@ func TestYAMLParses(t *testing.T) {
 // parser and checks the storage guarantees DESIGN.md §3.1 asks for.
 func TestNATSConfigs(t *testing.T) {
 	t.Setenv("POD_NAME", "nats-0")
-	for _, f := range []string{"nats/nats.conf", "nats/compose.conf"} {
+	t.Setenv("NODE_NAME", "nats-1")
+	for _, f := range []string{"nats/nats.conf", "nats/compose.conf", "nats/compose-cluster.conf"} {
 		o, err := server.ProcessConfigFile(f)
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)

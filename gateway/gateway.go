@@ -48,6 +48,9 @@ type Config struct {
 	// address is the rightmost X-Forwarded-For hop that is not one of them.
 	// Empty: the peer address, X-Forwarded-For ignored.
 	TrustedProxies []netip.Prefix
+	// AuditBuffer is how many audit records may wait for JetStream before
+	// calls are refused with 503; default 50000 (some 15 MB).
+	AuditBuffer int
 }
 
 func (c *Config) defaults() {
@@ -77,6 +80,9 @@ func (c *Config) defaults() {
 	}
 	if c.WriteTimeout <= 0 {
 		c.WriteTimeout = 120 * time.Second
+	}
+	if c.AuditBuffer <= 0 {
+		c.AuditBuffer = 50000
 	}
 }
 
@@ -121,7 +127,7 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 	if g.sub, err = g.creds.subscribe(deps.NC, deps.Log); err != nil {
 		return nil, errs.Wrap("gateway.New: subscribe", err)
 	}
-	if g.audit, err = newAuditor(deps.NC, deps.Log, g.metrics); err != nil {
+	if g.audit, err = newAuditor(deps.NC, deps.Log, g.metrics, cfg.AuditBuffer); err != nil {
 		return nil, errs.Wrap("gateway.New: jetstream", err)
 	}
 	if g.openapi, err = openAPIJSON(contracts.OpenAPI); err != nil {
@@ -149,13 +155,14 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 	return g, nil
 }
 
-// Close stops listening for identity events and flushes the audit records;
+// Close stops listening for identity events and delivers the audit records
+// (for at most 10s; what JetStream then still refuses goes to the log);
 // call it after the HTTP server has stopped.
 func (g *Gateway) Close() {
 	if g.sub != nil {
 		_ = g.sub.Unsubscribe()
 	}
-	g.audit.close()
+	g.audit.close(10 * time.Second)
 }
 
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) { g.handler.ServeHTTP(w, r) }

@@ -10,6 +10,7 @@ type metrics struct {
 	requests      *prometheus.CounterVec
 	duration      *prometheus.HistogramVec
 	auditFailures prometheus.Counter
+	auditPending  prometheus.Gauge
 	rateLimited   prometheus.Counter
 	limiterErrors prometheus.Counter
 }
@@ -25,7 +26,10 @@ func newMetrics() *metrics {
 			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
 		}, []string{"surface", "method", "route"}),
 		auditFailures: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "gateway_audit_publish_failures_total", Help: "Audit records JetStream did not acknowledge.",
+			Name: "gateway_audit_publish_failures_total", Help: "Audit publishes JetStream did not acknowledge (each is retried).",
+		}),
+		auditPending: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "gateway_audit_pending_records", Help: "Audit records waiting for JetStream's acknowledgement; at the bound new calls get 503.",
 		}),
 		rateLimited: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "gateway_rate_limited_total", Help: "Requests refused with 429.",
@@ -34,7 +38,7 @@ func newMetrics() *metrics {
 			Name: "gateway_rate_limiter_errors_total", Help: "Calls let through unlimited because the rate limiter (Redis) failed.",
 		}),
 	}
-	m.reg.MustRegister(m.requests, m.duration, m.auditFailures, m.rateLimited, m.limiterErrors,
+	m.reg.MustRegister(m.requests, m.duration, m.auditFailures, m.auditPending, m.rateLimited, m.limiterErrors,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

@@ -125,6 +125,9 @@ func (g *Gateway) call(ctx context.Context, x *exchange, build func() (req *nats
 // exchange: an MCP message is authenticated and rate-limited as a whole, and
 // the tool call it carries then adds only the tool's scope check.
 func (g *Gateway) admit(ctx context.Context, x *exchange) (context.Context, error) {
+	if err := g.audit.admit(); err != nil {
+		return ctx, err
+	}
 	rt := x.route
 	if rt.Flags&AuthLimited != 0 && !x.limited {
 		if err := g.limit(ctx, x, "ip:"+x.rec.ClientIP, g.cfg.AuthRateLimitPerMinute); err != nil {

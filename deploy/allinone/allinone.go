@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"golang.org/x/sync/errgroup"
@@ -41,6 +42,10 @@ var Services = []func(getenv func(string) string) (daemon.Service, error){
 type Config struct {
 	DataDir  string // DATA_DIR, default .data
 	NATSPort int    // NATS_PORT for the embedded server, default 14222 (-1 picks one)
+	// NATSURL, NATS_URL, is a server or comma-separated list of a
+	// cluster's servers to use instead of the embedded one (with
+	// NATS_STREAM_REPLICAS=3 on a 3-node cluster, as the fault test runs).
+	NATSURL  string
 	Services []Service
 	Gateway  gatewayd.Config
 }
@@ -53,7 +58,7 @@ type Service struct {
 
 // LoadConfig reads the environment.
 func LoadConfig(getenv func(string) string) (Config, error) {
-	c := Config{DataDir: getenv("DATA_DIR"), NATSPort: 14222}
+	c := Config{DataDir: getenv("DATA_DIR"), NATSPort: 14222, NATSURL: getenv("NATS_URL")}
 	if c.DataDir == "" {
 		c.DataDir = ".data"
 	}
@@ -88,6 +93,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		if err != nil {
 			return c, err
 		}
+		cfg.HealthAddr = "" // one process: the services cannot share one listener
 		c.Services = append(c.Services, Service{svc, cfg})
 	}
 	var err error
@@ -115,6 +121,16 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 		}
 		defer stop()
 		deps.DatabaseURL = url
+	}
+	if deps.NC == nil && cfg.NATSURL != "" {
+		// A cluster's server may die: the connection moves to another and
+		// keeps trying for ever rather than end the platform.
+		nc, err := nats.Connect(cfg.NATSURL, nats.Name("allinone"), nats.MaxReconnects(-1), nats.ReconnectWait(250*time.Millisecond))
+		if err != nil {
+			return fmt.Errorf("allinone: nats %s: %w", cfg.NATSURL, err)
+		}
+		defer nc.Close()
+		deps.NC = nc
 	}
 	if deps.NC == nil {
 		srv, err := natsembed.Start(filepath.Join(cfg.DataDir, "nats"), "127.0.0.1", cfg.NATSPort)

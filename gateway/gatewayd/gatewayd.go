@@ -34,12 +34,15 @@ type Config struct {
 	NATSURL      string // NATS_URL, default nats://127.0.0.1:4222
 	RedisURL     string // REDIS_URL; empty means an in-process limiter
 	KeyPrefix    string // REDIS_KEY_PREFIX for rate-limit keys, default "ledger:rl:"
-	Gateway      gateway.Config
+	// StreamReplicas is the audit stream's replica count,
+	// NATS_STREAM_REPLICAS, default 1.
+	StreamReplicas int
+	Gateway        gateway.Config
 }
 
 // LoadConfig reads RATE_LIMIT_PER_MINUTE, AUTH_RATE_LIMIT_PER_MINUTE,
 // LOGIN_RATE_LIMIT_PER_MINUTE, AUTH_FAILURE_LIMIT_PER_MINUTE,
-// CREDENTIAL_CACHE_TTL, MAX_BODY_BYTES, REQUEST_TIMEOUT and TRUSTED_PROXIES
+// AUDIT_BUFFER_RECORDS, NATS_STREAM_REPLICAS, CREDENTIAL_CACHE_TTL, MAX_BODY_BYTES, REQUEST_TIMEOUT and TRUSTED_PROXIES
 // too.
 func LoadConfig(getenv func(string) string) (Config, error) {
 	c := Config{
@@ -50,6 +53,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		KeyPrefix:   or(getenv("REDIS_KEY_PREFIX"), "ledger:rl:"),
 	}
 	var err error
+	if c.StreamReplicas, err = natsx.ParseReplicas(getenv("NATS_STREAM_REPLICAS")); err != nil {
+		return c, fmt.Errorf("gatewayd: %w", err)
+	}
 	ints := []struct {
 		name string
 		dst  *int
@@ -58,6 +64,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		{"AUTH_RATE_LIMIT_PER_MINUTE", &c.Gateway.AuthRateLimitPerMinute},
 		{"LOGIN_RATE_LIMIT_PER_MINUTE", &c.Gateway.LoginRateLimitPerMinute},
 		{"AUTH_FAILURE_LIMIT_PER_MINUTE", &c.Gateway.AuthFailureLimitPerMinute},
+		{"AUDIT_BUFFER_RECORDS", &c.Gateway.AuditBuffer},
 	}
 	for _, v := range ints {
 		if s := getenv(v.name); s != "" {
@@ -130,7 +137,8 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	if err != nil {
 		return fmt.Errorf("gatewayd: jetstream: %w", err)
 	}
-	if err := natsx.EnsureStream(ctx, js, gatewayv1.StreamCalls, gatewayv1.CallsFilter); err != nil {
+	calls := natsx.Stream{Name: gatewayv1.StreamCalls, Subjects: []string{gatewayv1.CallsFilter}, Replicas: cfg.StreamReplicas}
+	if err := calls.Ensure(ctx, js); err != nil {
 		return err
 	}
 	rdb := deps.Redis

@@ -23,15 +23,17 @@ func TestLoadConfig(t *testing.T) {
 			want    daemon.Config
 			wantErr string
 		}{
-			{"defaults", nil, daemon.Config{DatabaseURL: "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable", NATSURL: nats.DefaultURL, DBMaxConns: 20, Workers: 128}, ""},
-			{"everything", map[string]string{"DATABASE_URL": "postgres://db/ledger", "NATS_URL": "nats://nats:4222", p + "DB_MAX_CONNS": "25", p + "MAX_CONCURRENT": "512"},
-				daemon.Config{DatabaseURL: "postgres://db/ledger", NATSURL: "nats://nats:4222", DBMaxConns: 25, Workers: 512}, ""},
+			{"defaults", nil, daemon.Config{DatabaseURL: "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable", NATSURL: nats.DefaultURL, DBMaxConns: 20, Workers: 128, StreamReplicas: 1}, ""},
+			{"everything", map[string]string{"DATABASE_URL": "postgres://db/ledger", "NATS_URL": "nats://nats:4222", p + "DB_MAX_CONNS": "25", p + "MAX_CONCURRENT": "512", "NATS_STREAM_REPLICAS": "3"},
+				daemon.Config{DatabaseURL: "postgres://db/ledger", NATSURL: "nats://nats:4222", DBMaxConns: 25, Workers: 512, StreamReplicas: 3}, ""},
 			{"another service's settings", map[string]string{"OTHER_DB_MAX_CONNS": "2"},
-				daemon.Config{DatabaseURL: "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable", NATSURL: nats.DefaultURL, DBMaxConns: 20, Workers: 128}, ""},
+				daemon.Config{DatabaseURL: "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable", NATSURL: nats.DefaultURL, DBMaxConns: 20, Workers: 128, StreamReplicas: 1}, ""},
 			{"pool too small", map[string]string{p + "DB_MAX_CONNS": "2"}, daemon.Config{}, p + "DB_MAX_CONNS"},
 			{"pool not a number", map[string]string{p + "DB_MAX_CONNS": "many"}, daemon.Config{}, p + "DB_MAX_CONNS"},
 			{"no workers", map[string]string{p + "MAX_CONCURRENT": "0"}, daemon.Config{}, p + "MAX_CONCURRENT"},
 			{"placeholder database URL", map[string]string{"DATABASE_URL": "postgres://ledger:CHANGE-ME@postgres.example.internal:5432/ledger"}, daemon.Config{}, "DATABASE_URL"},
+			{"replicas beyond JetStream's", map[string]string{"NATS_STREAM_REPLICAS": "7"}, daemon.Config{}, "NATS_STREAM_REPLICAS"},
+			{"replicas not a number", map[string]string{"NATS_STREAM_REPLICAS": "three"}, daemon.Config{}, "NATS_STREAM_REPLICAS"},
 		}
 		for _, tt := range tests {
 			got, err := daemon.LoadConfig(name, func(k string) string { return tt.env[k] })

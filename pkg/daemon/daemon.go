@@ -86,12 +86,23 @@ type Config struct {
 	// Workers is how many requests of one subject run at once,
 	// <NAME>_MAX_CONCURRENT, default 128 (see natsx.ServerConfig.Workers).
 	Workers int
-	Getenv  func(string) string
+	// StreamReplicas is the replica count of the streams the service owns,
+	// NATS_STREAM_REPLICAS, default 1; 3 on a 3-node cluster.
+	StreamReplicas int
+	// HealthAddr, HEALTH_ADDR, is where the service answers GET /readyz
+	// (503 naming the problem while its outbox cannot publish) and GET
+	// /metrics (outbox backlog); empty serves neither.
+	HealthAddr string
+	Getenv     func(string) string
 }
 
 // LoadConfig reads the environment of the service called name.
 func LoadConfig(name string, getenv func(string) string) (Config, error) {
-	c := Config{DatabaseURL: getenv("DATABASE_URL"), NATSURL: getenv("NATS_URL"), DBMaxConns: 20, Workers: 128, Getenv: getenv}
+	c := Config{DatabaseURL: getenv("DATABASE_URL"), NATSURL: getenv("NATS_URL"), DBMaxConns: 20, Workers: 128, HealthAddr: getenv("HEALTH_ADDR"), Getenv: getenv}
+	var err error
+	if c.StreamReplicas, err = natsx.ParseReplicas(getenv("NATS_STREAM_REPLICAS")); err != nil {
+		return c, fmt.Errorf("%s: %w", name, err)
+	}
 	if c.DatabaseURL == "" {
 		c.DatabaseURL = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
 	}
@@ -169,6 +180,7 @@ func Run(ctx context.Context, svc Service, cfg Config, deps Deps) (err error) {
 	}
 	env.Client = &natsx.Client{NC: env.NC}
 	for _, s := range svc.Streams {
+		s.Replicas = max(s.Replicas, cfg.StreamReplicas)
 		if err := s.Ensure(ctx, env.JS); err != nil {
 			return err
 		}
@@ -185,6 +197,24 @@ func Run(ctx context.Context, svc Service, cfg Config, deps Deps) (err error) {
 	goLoop := func(l Loop) {
 		wg.Add(1)
 		go func() { defer wg.Done(); runLoop(bg, l, log) }()
+	}
+	var relay *outbox.Relay
+	if svc.DB.Outbox {
+		// The relay's own JetStream context forgets acknowledgements that
+		// never come, so none piles up in it while a stream has no leader.
+		js, err := jetstream.New(env.NC, jetstream.WithPublishAsyncTimeout(outbox.AckTimeout))
+		if err != nil {
+			return fmt.Errorf("jetstream: %w", err)
+		}
+		relay = &outbox.Relay{Pool: env.Pool, Schema: svc.DB.Schema, JS: js, Log: log}
+		goLoop(Loop{Name: "outbox relay", Run: relay.Run})
+	}
+	if cfg.HealthAddr != "" {
+		stop, err := serveHealth(cfg.HealthAddr, svc.Name, relay, log)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	for _, l := range append(sharedLoops(svc, env), parts.Loops...) {
 		goLoop(l)
@@ -229,14 +259,9 @@ func Chain(rt natsx.Route, keys db.Beginner, schema string, own ...endpoint.Midd
 	return append(mw, own...)
 }
 
-// sharedLoops are the outbox relay and the pruning every schema with the
-// shared tables needs.
+// sharedLoops are the pruning every schema with the shared tables needs.
 func sharedLoops(svc Service, env Env) []Loop {
 	var ls []Loop
-	if svc.DB.Outbox {
-		relay := &outbox.Relay{Pool: env.Pool, Schema: svc.DB.Schema, JS: env.JS, Log: env.Log}
-		ls = append(ls, Loop{Name: "outbox relay", Run: relay.Run})
-	}
 	if svc.DB.Idempotency {
 		ls = append(ls, Loop{Name: "prune idempotency keys", Every: PruneEvery, Run: func(ctx context.Context) error {
 			_, err := idem.Prune(ctx, env.Pool, svc.DB.Schema, time.Now().Add(-idem.KeepFor))

@@ -24,14 +24,28 @@ type Stream struct {
 	// queue); Duplicates is the window in which a repeated Nats-Msg-Id is
 	// dropped, default 10 minutes.
 	MaxAge, Duplicates time.Duration
+	// Replicas is how many servers of the cluster hold the stream, default
+	// 1. The deployment sets it (daemon.Config.StreamReplicas): with 3, a
+	// publish is acknowledged only once a quorum stored it, so the loss of
+	// one server loses no acknowledged event.
+	Replicas int
 }
 
-// EnsureStream creates or updates the file-backed stream name.
-func EnsureStream(ctx context.Context, js jetstream.JetStream, name string, subjects ...string) error {
-	return Stream{Name: name, Subjects: subjects}.Ensure(ctx, js)
+// ParseReplicas reads NATS_STREAM_REPLICAS: empty is 1 (one server, as
+// embedded); JetStream allows at most 5.
+func ParseReplicas(s string) (int, error) {
+	if s == "" {
+		return 1, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > 5 {
+		return 0, fmt.Errorf("NATS_STREAM_REPLICAS must be an integer from 1 to 5, not %q", s)
+	}
+	return n, nil
 }
 
-// Ensure creates or updates the stream, file-backed.
+// Ensure creates or updates the stream, file-backed. An existing stream
+// with other settings (fewer replicas) is updated to these.
 func (s Stream) Ensure(ctx context.Context, js jetstream.JetStream) error {
 	cfg := jetstream.StreamConfig{
 		Name:       s.Name,
@@ -40,6 +54,7 @@ func (s Stream) Ensure(ctx context.Context, js jetstream.JetStream) error {
 		Retention:  jetstream.LimitsPolicy,
 		MaxAge:     30 * 24 * time.Hour,
 		Duplicates: 10 * time.Minute,
+		Replicas:   max(s.Replicas, 1),
 	}
 	if s.WorkQueue {
 		cfg.Retention = jetstream.WorkQueuePolicy
@@ -52,7 +67,7 @@ func (s Stream) Ensure(ctx context.Context, js jetstream.JetStream) error {
 		cfg.Duplicates = s.Duplicates
 	}
 	if _, err := js.CreateOrUpdateStream(ctx, cfg); err != nil {
-		return fmt.Errorf("natsx.EnsureStream %s: %w", s.Name, err)
+		return fmt.Errorf("natsx.Stream.Ensure %s (replicas %d): %w", s.Name, cfg.Replicas, err)
 	}
 	return nil
 }

@@ -22,6 +22,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -86,31 +87,88 @@ func Notify(b *pgx.Batch, schema string) {
 
 func channel(schema string) string { return "outbox_" + schema }
 
+// AckTimeout bounds the wait for JetStream's acknowledgement of a batch. A
+// stream whose leader died acknowledges nothing until a new one is elected;
+// the batch is then published again, with the same Nats-Msg-Id, so what the
+// old leader did store is dropped as a duplicate.
+const AckTimeout = 5 * time.Second
+
 // Relay publishes one schema's outbox.
 type Relay struct {
 	Pool   *pgxpool.Pool
 	Schema string
-	JS     jetstream.JetStream
-	Log    *slog.Logger
+	// JS should be made with jetstream.WithPublishAsyncTimeout(AckTimeout),
+	// so the context forgets acknowledgements that never come as well.
+	JS  jetstream.JetStream
+	Log *slog.Logger
 	// Poll bounds the delay when a notification is missed; default 1s.
 	Poll time.Duration
+	// AckTimeout and StuckAfter override the package's defaults (tests).
+	AckTimeout, StuckAfter time.Duration
+
+	mu     sync.Mutex
+	status Status
 }
 
-// Run publishes until ctx ends.
+// Status is what the relay knows of its backlog, for metrics and readiness.
+type Status struct {
+	Pending int       // rows not yet acknowledged, as of the last look
+	Oldest  time.Time // created_at of the oldest of them; zero when none
+	Err     error     // the last publish failure, nil once one succeeds
+	Since   time.Time // when publishing started failing
+}
+
+// Status reports the relay's backlog.
+func (r *Relay) Status() Status {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.status
+}
+
+// StuckAfter is how long a relay may fail to publish before Healthy says
+// so: longer than a leader election, shorter than anyone waits for an
+// event.
+const StuckAfter = 30 * time.Second
+
+// Healthy is nil unless the relay has failed to publish for StuckAfter.
+func (r *Relay) Healthy() error {
+	st := r.Status()
+	stuck := r.StuckAfter
+	if stuck <= 0 {
+		stuck = StuckAfter
+	}
+	if st.Err != nil && time.Since(st.Since) > stuck {
+		return fmt.Errorf("outbox %s: %d events not published for %s: %w", r.Schema, st.Pending, time.Since(st.Since).Round(time.Second), st.Err)
+	}
+	return nil
+}
+
+// Run publishes until ctx ends. A failure is retried with backoff up to 5s,
+// the rows staying in the table; it is logged once when it starts, every
+// 30s while it lasts and when publishing works again.
 func (r *Relay) Run(ctx context.Context) error {
 	if r.Poll <= 0 {
 		r.Poll = time.Second
 	}
+	if r.AckTimeout <= 0 {
+		r.AckTimeout = AckTimeout
+	}
 	wake := make(chan struct{}, 1)
 	go r.listen(ctx, wake)
 	backoff := 100 * time.Millisecond
+	var lastLog time.Time
 	for {
 		n, err := r.drain(ctx)
 		if ctx.Err() != nil {
 			return nil
 		}
 		if err != nil {
-			r.Log.Error("outbox relay failed; retrying", "schema", r.Schema, "err", err)
+			st := r.failed(ctx, err)
+			if time.Since(lastLog) >= 30*time.Second {
+				lastLog = time.Now()
+				r.Log.Error("outbox relay cannot publish; retrying", "schema", r.Schema, "pending", st.Pending,
+					"oldest_age", ageOf(st.Oldest).Round(time.Millisecond).String(), "failing_for", time.Since(st.Since).Round(time.Millisecond).String(), "err", err)
+			}
 			select {
 			case <-ctx.Done():
 				return nil
@@ -119,7 +177,12 @@ func (r *Relay) Run(ctx context.Context) error {
 			backoff = min(2*backoff, 5*time.Second)
 			continue
 		}
+		if st := r.Status(); st.Err != nil {
+			r.Log.Info("outbox relay publishes again", "schema", r.Schema, "failed_for", time.Since(st.Since).Round(time.Millisecond).String())
+			lastLog = time.Time{}
+		}
 		backoff = 100 * time.Millisecond
+		r.succeeded(ctx, n)
 		if n > 0 {
 			continue
 		}
@@ -130,6 +193,56 @@ func (r *Relay) Run(ctx context.Context) error {
 		case <-time.After(r.Poll):
 		}
 	}
+}
+
+func ageOf(t time.Time) time.Duration {
+	if t.IsZero() {
+		return 0
+	}
+	return time.Since(t)
+}
+
+// failed records err and looks at the backlog it leaves.
+func (r *Relay) failed(ctx context.Context, err error) Status {
+	pending, oldest, lookErr := r.backlog(ctx)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.status.Err == nil {
+		r.status.Since = time.Now()
+	}
+	r.status.Err = err
+	if lookErr == nil {
+		r.status.Pending, r.status.Oldest = pending, oldest
+	}
+	return r.status
+}
+
+// succeeded clears the failure; after a full batch it looks at what is left.
+func (r *Relay) succeeded(ctx context.Context, n int) {
+	st := Status{}
+	if n >= batchSize {
+		var err error
+		if st.Pending, st.Oldest, err = r.backlog(ctx); err != nil {
+			st = r.Status()
+			st.Err = nil
+		}
+	}
+	r.mu.Lock()
+	r.status = st
+	r.mu.Unlock()
+}
+
+func (r *Relay) backlog(ctx context.Context) (int, time.Time, error) {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	var n int
+	var oldest *time.Time
+	t := pgx.Identifier{r.Schema, "outbox"}.Sanitize()
+	err := r.Pool.QueryRow(ctx, "SELECT count(*), min(created_at) FROM "+t).Scan(&n, &oldest)
+	if err != nil || oldest == nil {
+		return n, time.Time{}, err
+	}
+	return n, *oldest, nil
 }
 
 // listen turns Postgres notifications into wake-ups; on failure the relay
@@ -195,12 +308,19 @@ func (r *Relay) drain(ctx context.Context) (int, error) {
 				return fmt.Errorf("publish %s: %w", e.subject, err)
 			}
 		}
+		// Rows stay until the stream acknowledged them (with replicas, a
+		// quorum stored them); the wait is bounded so a lost leader cannot
+		// hold the relay, and the rolled-back batch is simply sent again.
+		deadline := time.NewTimer(r.AckTimeout)
+		defer deadline.Stop()
 		seqs := make([]int64, len(batch))
 		for i, f := range futures {
 			select {
 			case <-f.Ok():
 			case err := <-f.Err():
 				return fmt.Errorf("publish %s: %w", batch[i].subject, err)
+			case <-deadline.C:
+				return fmt.Errorf("publish %s: no acknowledgement within %s", batch[i].subject, r.AckTimeout)
 			case <-ctx.Done():
 				return ctx.Err()
 			}
