@@ -1,0 +1,87 @@
+// Package natsauth is who may do what on NATS: the one permission table of
+// the platform's NATS users (the gateway and each service, one NKEY each),
+// their keys, and the signed principal that travels with every request.
+//
+// NATS permissions fence the transport: a service's key may publish only to
+// the subjects it serves replies on and the ones it calls, and subscribe
+// only to its own. The signed principal fences the application: a service
+// acts only for a principal the gateway (or, for its own work, a peer
+// service) signed with its NKEY.
+package natsauth
+
+import (
+	"slices"
+
+	"github.com/ledgerplatform/ledger/contracts/bankv1"
+	"github.com/ledgerplatform/ledger/contracts/gatewayv1"
+	"github.com/ledgerplatform/ledger/contracts/identityv1"
+	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
+	"github.com/ledgerplatform/ledger/contracts/periodsv1"
+	"github.com/ledgerplatform/ledger/contracts/reportingv1"
+)
+
+// Gateway is the name of the gateway's NATS user and signer.
+const Gateway = "gateway"
+
+// Permissions are the subjects one user may publish and subscribe to; Deny
+// takes subjects out of what Publish allows.
+type Permissions struct {
+	Publish     []string
+	PublishDeny []string
+	Subscribe   []string
+}
+
+// internal are the subjects services call on each other; the gateway never
+// sends them.
+var internal = []string{
+	ledgerv1.SubjectSetPeriodLock, ledgerv1.SubjectReviewCreate, ledgerv1.SubjectPost, ledgerv1.SubjectJournalFeed,
+	periodsv1.SubjectStatus, reportingv1.SubjectRebuild,
+}
+
+// common is what every user needs: replies to the requests it serves (to
+// any inbox), its own inboxes, and the JetStream API and acks.
+func common(name string, pub, sub []string) Permissions {
+	return Permissions{
+		Publish:   append([]string{"_INBOX.>", "$JS.API.>", "$JS.ACK.>"}, pub...),
+		Subscribe: append([]string{InboxPrefix(name) + ".>"}, sub...),
+	}
+}
+
+// service is a service: it serves its subjects through micro ($SRV) and
+// publishes its events.
+func service(name string, events []string, calls ...string) Permissions {
+	return common(name, append(events, calls...), []string{name + ".v1.>", "$SRV.>"})
+}
+
+// Table is the permission table: the gateway and every service.
+var Table = map[string]Permissions{
+	Gateway: func() Permissions {
+		p := common(Gateway, []string{
+			"identity.v1.>", "ledger.v1.>", "periods.v1.>", "reporting.v1.>", "bank.v1.>", gatewayv1.CallsFilter,
+		}, []string{identityv1.EventsFilter})
+		p.PublishDeny = slices.Clone(internal)
+		return p
+	}(),
+	"identity": service("identity", []string{identityv1.EventsFilter, identityv1.MailFilter}),
+	"ledger":   service("ledger", []string{ledgerv1.EventsFilter}),
+	"periods": service("periods", []string{periodsv1.EventsFilter},
+		ledgerv1.SubjectSetPeriodLock, identityv1.SubjectTenantGet),
+	"reporting": service("reporting", []string{reportingv1.JobsFilter},
+		ledgerv1.SubjectJournalFeed, ledgerv1.SubjectAccountsList, ledgerv1.SubjectTaxCodesList, ledgerv1.SubjectJournalVerify,
+		identityv1.SubjectTenantGet, periodsv1.SubjectStatus),
+	"bank": service("bank", []string{bankv1.EventsFilter}, ledgerv1.SubjectPost, ledgerv1.SubjectReviewCreate),
+}
+
+// Names lists the users of Table, sorted.
+func Names() []string {
+	out := make([]string, 0, len(Table))
+	for n := range Table {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// InboxPrefix is the inbox prefix of a user's connection, so that no user
+// can subscribe to another's replies.
+func InboxPrefix(name string) string { return "_INBOX." + name }
