@@ -6,6 +6,7 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"net"
 	"net/http"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/ledgerplatform/ledger/contracts"
 	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/natsauth"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
 )
 
@@ -54,7 +56,10 @@ func (c *Config) defaults() {
 
 // Deps are the gateway's connections.
 type Deps struct {
-	NC      *nats.Conn
+	NC *nats.Conn
+	// Signer is the gateway's NKEY: it signs the principal of every
+	// request it forwards.
+	Signer  *natsauth.Key
 	Limiter Limiter // RedisLimiter in production, MemoryLimiter without Redis
 	// Ready reports whether dependencies answer, for /readyz.
 	Ready func(ctx context.Context) error
@@ -86,7 +91,10 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 		deps.Limiter = NewMemoryLimiter()
 	}
 	g := &Gateway{cfg: cfg, deps: deps, metrics: newMetrics()}
-	g.client = &natsx.Client{NC: deps.NC, Timeout: cfg.RequestTimeout}
+	if deps.Signer == nil || deps.Signer.Name != natsauth.Gateway {
+		return nil, errs.Wrap("gateway.New", errors.New("the gateway's NKEY is required to sign what it forwards"))
+	}
+	g.client = &natsx.Client{NC: deps.NC, Signer: deps.Signer, Timeout: cfg.RequestTimeout}
 	g.creds = newCredentialCache(natsVerifier{g.client}, cfg.CredentialTTL)
 	var err error
 	if g.sub, err = g.creds.subscribe(deps.NC, deps.Log); err != nil {

@@ -30,7 +30,8 @@ type platform struct {
 	base  string
 	key   string // bootstrap admin key of the operator tenant
 	owner *pgxpool.Pool
-	nc    *nats.Conn // the platform's NATS, for commands of services not built yet
+	nc    *nats.Conn // the harness's connection to the platform's NATS, for commands of services not built yet
+	bus   *testkit.Bus
 }
 
 type env map[string]string
@@ -38,7 +39,7 @@ type env map[string]string
 func startPlatform(t testing.TB, overrides env) *platform {
 	t.Helper()
 	dbURL := testkit.Postgres(t, identitypg.Migrations, ledgerpg.Migrations, periodspg.Migrations, reportingpg.Migrations)
-	_, nc := testkit.NATS(t)
+	bus := testkit.NewBus(t)
 	rdb, prefix := testkit.Redis(t)
 	key := "bootstrap-" + testkit.RandomID() + testkit.RandomID() + testkit.RandomID()
 	vars := env{
@@ -58,7 +59,7 @@ func startPlatform(t testing.TB, overrides env) *platform {
 	addr := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- allinone.Run(ctx, cfg, allinone.Deps{DatabaseURL: dbURL, Deps: gatewayd.Deps{NC: nc, Redis: rdb, Log: testLogger(t), Ready: func(a string) { addr <- a }}})
+		done <- allinone.Run(ctx, cfg, allinone.Deps{DatabaseURL: dbURL, NATSURL: bus.URL, Keys: bus.Keys, Deps: gatewayd.Deps{Redis: rdb, Log: testLogger(t), Ready: func(a string) { addr <- a }}})
 	}()
 	t.Cleanup(func() {
 		cancel()
@@ -71,7 +72,7 @@ func startPlatform(t testing.TB, overrides env) *platform {
 	var p platform
 	select {
 	case a := <-addr:
-		p = platform{t: t, base: "http://" + a, key: key, nc: nc}
+		p = platform{t: t, base: "http://" + a, key: key, nc: bus.NC, bus: bus}
 	case err := <-done:
 		t.Fatalf("platform failed to start: %v", err)
 	case <-time.After(60 * time.Second):

@@ -19,6 +19,7 @@ import (
 
 	"github.com/ledgerplatform/ledger/contracts/gatewayv1"
 	"github.com/ledgerplatform/ledger/gateway"
+	"github.com/ledgerplatform/ledger/pkg/natsauth"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
 )
 
@@ -28,7 +29,10 @@ type Config struct {
 	NATSURL   string // NATS_URL, default nats://127.0.0.1:4222
 	RedisURL  string // REDIS_URL; empty means an in-process limiter
 	KeyPrefix string // REDIS_KEY_PREFIX for rate-limit keys, default "ledger:rl:"
-	Gateway   gateway.Config
+	// Key is the gateway's NKEY (NATS_NKEY_SEED or NATS_NKEY_SEED_FILE):
+	// its NATS login and the key it signs principals with.
+	Key     *natsauth.Key
+	Gateway gateway.Config
 }
 
 // LoadConfig reads RATE_LIMIT_PER_MINUTE, AUTH_RATE_LIMIT_PER_MINUTE,
@@ -69,6 +73,12 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		}
 	}
 	c.Gateway.TrustProxy = getenv("TRUST_PROXY") == "true"
+	// Run checks it is set: the all-in-one process sets it itself.
+	if getenv("NATS_NKEY_SEED") != "" || getenv("NATS_NKEY_SEED_FILE") != "" {
+		if c.Key, err = natsauth.KeyFromEnv(natsauth.Gateway, getenv); err != nil {
+			return c, fmt.Errorf("gatewayd: %w", err)
+		}
+	}
 	return c, nil
 }
 
@@ -91,11 +101,14 @@ type Deps struct {
 // Run serves until ctx ends, then drains in-flight requests.
 func Run(ctx context.Context, cfg Config, deps Deps) error {
 	log := cmp.Or(deps.Log, slog.Default())
+	if cfg.Key == nil {
+		return errors.New("gatewayd: the gateway's NKEY is required (NATS_NKEY_SEED or NATS_NKEY_SEED_FILE)")
+	}
 	nc := deps.NC
 	if nc == nil {
 		var err error
-		if nc, err = nats.Connect(cfg.NATSURL, nats.Name("gateway"), nats.MaxReconnects(-1)); err != nil {
-			return fmt.Errorf("gatewayd: nats: %w", err)
+		if nc, err = cfg.Key.Connect(cfg.NATSURL, nats.MaxReconnects(-1), natsauth.LogErrors(log)); err != nil {
+			return fmt.Errorf("gatewayd: %w", err)
 		}
 		defer nc.Drain()
 	}
@@ -115,7 +128,7 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 		rdb = redis.NewClient(opt)
 		defer rdb.Close()
 	}
-	gd := gateway.Deps{NC: nc, Log: log}
+	gd := gateway.Deps{NC: nc, Signer: cfg.Key, Log: log}
 	if rdb != nil {
 		gd.Limiter = gateway.NewRedisLimiter(rdb, cfg.KeyPrefix)
 		gd.Ready = func(ctx context.Context) error {
