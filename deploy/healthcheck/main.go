@@ -4,6 +4,9 @@
 //	healthcheck http <url>                 GET url, healthy on 2xx
 //	healthcheck nats <nats-url> <service>  a NATS micro service of that name answers $SRV.PING
 //
+// The NATS probe logs in with the service's own NKEY (NATS_NKEY_SEED or
+// NATS_NKEY_SEED_FILE, as the service reads it): NATS admits nobody else.
+//
 // Exit status 0 is healthy, 1 is not.
 package main
 
@@ -15,23 +18,25 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+
+	"github.com/ledgerplatform/ledger/pkg/natsauth"
 )
 
 const timeout = 3 * time.Second
 
 func main() {
-	if err := run(os.Args[1:]); err != nil {
+	if err := run(os.Args[1:], os.Getenv); err != nil {
 		fmt.Fprintln(os.Stderr, "unhealthy:", err)
 		os.Exit(1)
 	}
 }
 
-func run(args []string) error {
+func run(args []string, getenv func(string) string) error {
 	switch {
 	case len(args) == 2 && args[0] == "http":
 		return checkHTTP(args[1])
 	case len(args) == 3 && args[0] == "nats":
-		return checkNATS(args[1], args[2])
+		return checkNATS(args[1], args[2], getenv)
 	default:
 		return fmt.Errorf("usage: healthcheck http <url> | healthcheck nats <nats-url> <service>")
 	}
@@ -55,8 +60,12 @@ func checkHTTP(url string) error {
 	return nil
 }
 
-func checkNATS(url, service string) error {
-	nc, err := nats.Connect(url, nats.Name("healthcheck"), nats.Timeout(timeout))
+func checkNATS(url, service string, getenv func(string) string) error {
+	key, err := natsauth.KeyFromEnv(service, getenv)
+	if err != nil {
+		return err
+	}
+	nc, err := nats.Connect(url, append(key.Options(), nats.Name("healthcheck"), nats.Timeout(timeout))...)
 	if err != nil {
 		return err
 	}

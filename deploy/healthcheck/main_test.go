@@ -15,28 +15,37 @@ func TestHTTP(t *testing.T) {
 	defer ok.Close()
 	bad := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(503) }))
 	defer bad.Close()
-	if err := run([]string{"http", ok.URL}); err != nil {
+	if err := run([]string{"http", ok.URL}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := run([]string{"http", bad.URL}); err == nil {
+	if err := run([]string{"http", bad.URL}, nil); err == nil {
 		t.Fatal("503 reported healthy")
 	}
 }
 
 func TestNATS(t *testing.T) {
-	url, nc := testkit.NATS(t)
-	svc, err := micro.AddService(nc, micro.Config{Name: "identity", Version: "1.0.0"})
+	bus := testkit.NewBus(t)
+	url := bus.URL
+	svc, err := micro.AddService(bus.Connect(t, "identity"), micro.Config{Name: "identity", Version: "1.0.0"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer svc.Stop()
-	if err := run([]string{"nats", url, "identity"}); err != nil {
+	env := func(name string) func(string) string {
+		e := bus.Env(t, name)
+		return func(k string) string { return e[k] }
+	}
+	if err := run([]string{"nats", url, "identity"}, env("identity")); err != nil {
 		t.Fatal(err)
 	}
-	if err := run([]string{"nats", url, "ledger"}); err == nil {
+	if err := run([]string{"nats", url, "ledger"}, env("ledger")); err == nil {
 		t.Fatal("a missing service reported healthy")
 	}
-	if err := run([]string{"bogus"}); err == nil {
+	// NATS admits no one without a key.
+	if err := run([]string{"nats", url, "identity"}, func(string) string { return "" }); err == nil {
+		t.Fatal("a probe without a key reported healthy")
+	}
+	if err := run([]string{"bogus"}, nil); err == nil {
 		t.Fatal("bad usage accepted")
 	}
 }

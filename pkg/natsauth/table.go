@@ -47,10 +47,11 @@ func common(name string, pub, sub []string) Permissions {
 	}
 }
 
-// service is a service: it serves its subjects through micro ($SRV) and
-// publishes its events.
+// service is a service: it serves its subjects through micro ($SRV),
+// publishes its events and pings itself (the container's health probe
+// logs in with the service's key).
 func service(name string, events []string, calls ...string) Permissions {
-	return common(name, append(events, calls...), []string{name + ".v1.>", "$SRV.>"})
+	return common(name, append(append(events, calls...), "$SRV.PING."+name), []string{name + ".v1.>", "$SRV.>"})
 }
 
 // Table is the permission table: the gateway and every service.

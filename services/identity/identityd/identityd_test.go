@@ -6,13 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
-
 	"github.com/ledgerplatform/ledger/contracts/identityv1"
 	"github.com/ledgerplatform/ledger/pkg/auth"
 	"github.com/ledgerplatform/ledger/pkg/daemon"
 	"github.com/ledgerplatform/ledger/pkg/errs"
-	"github.com/ledgerplatform/ledger/pkg/natsx"
+	"github.com/ledgerplatform/ledger/pkg/natsauth"
 	"github.com/ledgerplatform/ledger/pkg/testkit"
 	"github.com/ledgerplatform/ledger/services/identity/identityd"
 	"github.com/ledgerplatform/ledger/services/identity/postgres"
@@ -74,10 +72,13 @@ func start(t *testing.T, env map[string]string, deps daemon.Deps) (stop func() e
 	}
 }
 
-func verify(t *testing.T, nc *nats.Conn, token string) (*auth.Claims, error) {
+// verify asks identity to verify token as the gateway does.
+func verify(t *testing.T, bus *testkit.Bus, token string) (*auth.Claims, error) {
 	t.Helper()
 	var c auth.Claims
-	err := (&natsx.Client{NC: nc, Timeout: 10 * time.Second}).Call(context.Background(), identityv1.SubjectVerify, nil, identityv1.VerifyRequest{Token: token}, &c)
+	client := bus.Client(t, natsauth.Gateway)
+	client.Timeout = 10 * time.Second
+	err := client.Call(context.Background(), identityv1.SubjectVerify, nil, identityv1.VerifyRequest{Token: token}, &c)
 	return &c, err
 }
 
@@ -86,12 +87,13 @@ func verify(t *testing.T, nc *nats.Conn, token string) (*auth.Claims, error) {
 func TestRunIsRepeatable(t *testing.T) {
 	t.Parallel()
 	h := testkit.NewRPC(t, postgres.Migrations)
-	env := map[string]string{"BOOTSTRAP_API_KEY": bootstrapKey, "BOOTSTRAP_ADMIN_EMAIL": "ops@example.com"}
+	env := h.Bus.Env(t, "identity")
+	env["BOOTSTRAP_API_KEY"], env["BOOTSTRAP_ADMIN_EMAIL"] = bootstrapKey, "ops@example.com"
 
 	var tenantID string
 	for i := range 2 {
-		stop := start(t, env, daemon.Deps{Pool: h.Pool, NC: h.NC})
-		c, err := verify(t, h.NC, bootstrapKey)
+		stop := start(t, env, daemon.Deps{Pool: h.Pool})
+		c, err := verify(t, h.Bus, bootstrapKey)
 		if err != nil {
 			t.Fatalf("start %d: verify the bootstrap key: %v", i+1, err)
 		}
@@ -112,7 +114,7 @@ func TestRunIsRepeatable(t *testing.T) {
 		t.Errorf("after two starts: %d operator tenants, %d keys and %d invited admins, want 1, 1 and 1", operators, keys, admins)
 	}
 	// Once stopped, nobody answers.
-	if _, err := verify(t, h.NC, bootstrapKey); !errs.Is(err, errs.Unavailable) {
+	if _, err := verify(t, h.Bus, bootstrapKey); !errs.Is(err, errs.Unavailable) {
 		t.Errorf("verify after stop = %v, want UNAVAILABLE", err)
 	}
 }
@@ -121,9 +123,11 @@ func TestRunIsRepeatable(t *testing.T) {
 func TestRunOpensConnections(t *testing.T) {
 	t.Parallel()
 	url := testkit.Postgres(t, postgres.Migrations)
-	natsURL, nc := testkit.NATS(t)
-	stop := start(t, map[string]string{"DATABASE_URL": url, "NATS_URL": natsURL, "IDENTITY_DB_MAX_CONNS": "4", "BOOTSTRAP_API_KEY": bootstrapKey}, daemon.Deps{})
-	if _, err := verify(t, nc, bootstrapKey); err != nil {
+	bus := testkit.NewBus(t)
+	env := bus.Env(t, "identity")
+	env["DATABASE_URL"], env["IDENTITY_DB_MAX_CONNS"], env["BOOTSTRAP_API_KEY"] = url, "4", bootstrapKey
+	stop := start(t, env, daemon.Deps{})
+	if _, err := verify(t, bus, bootstrapKey); err != nil {
 		t.Errorf("verify: %v", err)
 	}
 	if err := stop(); err != nil {

@@ -106,7 +106,7 @@ func TestService(t *testing.T) {
 		return false
 	})
 	var res reporting.RebuildResult
-	h.OK(reportingv1.SubjectRebuild, testkit.Rq{Body: reportingv1.RebuildRequest{TenantID: tenant}}, 200, &res)
+	h.OK(reportingv1.SubjectRebuild, testkit.Rq{Service: "reporting", As: &auth.Claims{TenantID: tenant}}, 200, &res)
 	if res.LastNumber != 1 {
 		t.Errorf("rebuild: %+v", res)
 	}
