@@ -66,7 +66,7 @@ var Table = map[string]Permissions{
 	"identity": service("identity", []string{identityv1.EventsFilter, identityv1.MailFilter}),
 	"ledger":   service("ledger", []string{ledgerv1.EventsFilter}),
 	"periods": service("periods", []string{periodsv1.EventsFilter},
-		ledgerv1.SubjectSetPeriodLock, identityv1.SubjectTenantGet),
+		ledgerv1.SubjectSetPeriodLock, ledgerv1.SubjectReviewCount, identityv1.SubjectTenantGet),
 	"reporting": service("reporting", []string{reportingv1.JobsFilter},
 		ledgerv1.SubjectJournalFeed, ledgerv1.SubjectAccountsList, ledgerv1.SubjectTaxCodesList, ledgerv1.SubjectJournalVerify,
 		identityv1.SubjectTenantGet, periodsv1.SubjectStatus),
