@@ -110,6 +110,14 @@ func TestPermissions(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantViolation(t, bankErrs, `Subscription to "_INBOX.gateway.>"`)
+	// The JetStream API of another service's stream: deleting it, or
+	// reading it through a consumer of one's own.
+	for _, api := range []string{"$JS.API.STREAM.DELETE." + ledgerv1.StreamEvents, "$JS.API.CONSUMER.CREATE." + ledgerv1.StreamEvents + ".spy"} {
+		if _, err := bank.Request(api, []byte(`{}`), time.Second); err == nil {
+			t.Fatalf("the bank's key used %s", api)
+		}
+		wantViolation(t, bankErrs, `Publish to "`+api+`"`)
+	}
 	// Publishing another service's events.
 	if err := bank.Publish(ledgerv1.EventIntentPosted, []byte(`{}`)); err != nil {
 		t.Fatal(err)

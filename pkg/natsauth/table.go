@@ -39,38 +39,56 @@ var internal = []string{
 }
 
 // common is what every user needs: replies to the requests it serves (to
-// any inbox), its own inboxes, and the JetStream API and acks.
-func common(name string, pub, sub []string) Permissions {
-	return Permissions{
-		Publish:   append([]string{"_INBOX.>", "$JS.API.>", "$JS.ACK.>"}, pub...),
+// any inbox), its own inboxes, and the JetStream API of the streams it owns
+// (create, update, read) and consumes (its consumers, their messages and
+// acks) – not of anyone else's.
+func common(name string, owns, consumes, pub, sub []string) Permissions {
+	p := Permissions{
+		Publish:   append([]string{"_INBOX.>", "$JS.API.INFO"}, pub...),
 		Subscribe: append([]string{InboxPrefix(name) + ".>"}, sub...),
 	}
+	for _, s := range owns {
+		p.Publish = append(p.Publish, "$JS.API.STREAM.CREATE."+s, "$JS.API.STREAM.UPDATE."+s)
+	}
+	for _, s := range append(slices.Clone(owns), consumes...) {
+		p.Publish = append(p.Publish, "$JS.API.STREAM.INFO."+s,
+			"$JS.API.CONSUMER.*."+s, "$JS.API.CONSUMER.*."+s+".>",
+			"$JS.API.CONSUMER.DURABLE.CREATE."+s+".>", "$JS.API.CONSUMER.MSG.NEXT."+s+".>",
+			"$JS.ACK."+s+".>")
+	}
+	return p
 }
 
 // service is a service: it serves its subjects through micro ($SRV),
-// publishes its events and pings itself (the container's health probe
-// logs in with the service's key).
-func service(name string, events []string, calls ...string) Permissions {
-	return common(name, append(append(events, calls...), "$SRV.PING."+name), []string{name + ".v1.>", "$SRV.>"})
+// publishes its events, calls its peers and pings itself (the container's
+// health probe logs in with the service's key).
+func service(name string, owns, consumes, events []string, calls ...string) Permissions {
+	pub := append(append(slices.Clone(events), calls...), "$SRV.PING."+name)
+	return common(name, owns, consumes, pub, []string{name + ".v1.>", "$SRV.>"})
 }
 
 // Table is the permission table: the gateway and every service.
 var Table = map[string]Permissions{
 	Gateway: func() Permissions {
-		p := common(Gateway, []string{
+		p := common(Gateway, []string{gatewayv1.StreamCalls}, nil, []string{
 			"identity.v1.>", "ledger.v1.>", "periods.v1.>", "reporting.v1.>", "bank.v1.>", gatewayv1.CallsFilter,
 		}, []string{identityv1.EventsFilter})
 		p.PublishDeny = slices.Clone(internal)
 		return p
 	}(),
-	"identity": service("identity", []string{identityv1.EventsFilter, identityv1.MailFilter}),
-	"ledger":   service("ledger", []string{ledgerv1.EventsFilter}),
-	"periods": service("periods", []string{periodsv1.EventsFilter},
+	"identity": service("identity", []string{identityv1.StreamEvents, identityv1.StreamMail}, []string{gatewayv1.StreamCalls},
+		[]string{identityv1.EventsFilter, identityv1.MailFilter}),
+	"ledger": service("ledger", []string{ledgerv1.StreamEvents}, []string{identityv1.StreamEvents},
+		[]string{ledgerv1.EventsFilter}),
+	"periods": service("periods", []string{periodsv1.StreamEvents}, []string{ledgerv1.StreamEvents},
+		[]string{periodsv1.EventsFilter},
 		ledgerv1.SubjectSetPeriodLock, ledgerv1.SubjectReviewCount, identityv1.SubjectTenantGet),
-	"reporting": service("reporting", []string{reportingv1.JobsFilter},
+	"reporting": service("reporting", []string{reportingv1.StreamJobs}, []string{ledgerv1.StreamEvents},
+		[]string{reportingv1.JobsFilter},
 		ledgerv1.SubjectJournalFeed, ledgerv1.SubjectAccountsList, ledgerv1.SubjectTaxCodesList, ledgerv1.SubjectJournalVerify,
 		identityv1.SubjectTenantGet, periodsv1.SubjectStatus),
-	"bank": service("bank", []string{bankv1.EventsFilter}, ledgerv1.SubjectPost, ledgerv1.SubjectReviewCreate),
+	"bank": service("bank", []string{bankv1.StreamEvents}, nil,
+		[]string{bankv1.EventsFilter}, ledgerv1.SubjectPost, ledgerv1.SubjectReviewCreate),
 }
 
 // Names lists the users of Table, sorted.
