@@ -6,6 +6,7 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -18,6 +19,7 @@ import (
 	"github.com/ledgerplatform/ledger/contracts"
 	"github.com/ledgerplatform/ledger/contracts/identityv1"
 	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/natsauth"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
 )
 
@@ -88,7 +90,10 @@ func (c *Config) defaults() {
 
 // Deps are the gateway's connections.
 type Deps struct {
-	NC      *nats.Conn
+	NC *nats.Conn
+	// Signer is the gateway's NKEY: it signs the principal of every
+	// request it forwards.
+	Signer  *natsauth.Key
 	Limiter Limiter // RedisLimiter in production, MemoryLimiter without Redis
 	Log     *slog.Logger
 }
@@ -121,7 +126,10 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 	}
 	deps.Limiter = &failFast{Limiter: deps.Limiter, timeout: 250 * time.Millisecond, pause: time.Second}
 	g := &Gateway{cfg: cfg, deps: deps, metrics: newMetrics()}
-	g.client = &natsx.Client{NC: deps.NC, Timeout: cfg.RequestTimeout}
+	if deps.Signer == nil || deps.Signer.Name != natsauth.Gateway {
+		return nil, errs.Wrap("gateway.New", errors.New("the gateway's NKEY is required to sign what it forwards"))
+	}
+	g.client = &natsx.Client{NC: deps.NC, Signer: deps.Signer, Timeout: cfg.RequestTimeout}
 	g.creds = newCredentialCache(natsVerifier{g.client}, cfg.CredentialTTL)
 	var err error
 	if g.sub, err = g.creds.subscribe(deps.NC, deps.Log); err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
 	"github.com/ledgerplatform/ledger/pkg/auth"
 	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/natsauth"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
 	"github.com/ledgerplatform/ledger/pkg/testkit"
 )
@@ -45,7 +46,8 @@ func serve(t *testing.T, g *Gateway, path, body string) *httptest.ResponseRecord
 // route render a service's internal error alike (without its text), and both
 // are audited and timed under the route.
 func TestSurfacesShareThePipeline(t *testing.T) {
-	_, nc := testkit.NATS(t)
+	bus := testkit.NewBus(t)
+	nc := bus.NC
 	js, err := jetstream.New(nc)
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +66,7 @@ func TestSurfacesShareThePipeline(t *testing.T) {
 		m.Header.Set(natsx.HdrErrorCode, errs.Internal)
 		return m
 	})
-	g, err := New(Config{}, Deps{NC: nc, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	g, err := New(Config{}, Deps{NC: nc, Signer: bus.Keys[natsauth.Gateway], Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}

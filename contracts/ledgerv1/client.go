@@ -9,14 +9,17 @@ import (
 )
 
 // Client is the typed client of the ledger for other services. Internal
-// commands name their tenant in the request; the other calls act for the
-// caller whose claims travel in ctx. Error replies come back as *errs.Error
+// commands name their tenant in the request, and the client sends it as
+// the tenant of the calling service's own signed principal
+// (rpc.ForTenant), never in the body; the other calls act for the caller
+// whose claims travel in ctx. Error replies come back as *errs.Error
 // with the ledger's code, message and details.
 type Client struct{ C rpc.Caller }
 
 // Post posts a booking under the caller's deterministic intent id
 // (SubjectPost).
 func (c Client) Post(ctx context.Context, r PostRequest) (Posted, error) {
+	ctx, r.TenantID = rpc.ForTenant(ctx, r.TenantID), ""
 	return rpc.Send[Posted](ctx, c.C, SubjectPost, r)
 }
 
@@ -24,18 +27,21 @@ func (c Client) Post(ctx context.Context, r PostRequest) (Posted, error) {
 // (SubjectReviewCreate); Created is false when the id or the live source
 // already had an item.
 func (c Client) CreateReviewItem(ctx context.Context, in ReviewItemInput) (ReviewItemCreated, error) {
+	ctx, in.TenantID = rpc.ForTenant(ctx, in.TenantID), ""
 	return rpc.Send[ReviewItemCreated](ctx, c.C, SubjectReviewCreate, in)
 }
 
 // SetPeriodLock sets the lock state of a tenant's period
 // (SubjectSetPeriodLock).
 func (c Client) SetPeriodLock(ctx context.Context, cmd SetPeriodLock) (PeriodLockSet, error) {
+	ctx, cmd.TenantID = rpc.ForTenant(ctx, cmd.TenantID), ""
 	return rpc.Send[PeriodLockSet](ctx, c.C, SubjectSetPeriodLock, cmd)
 }
 
 // JournalFeed reads a page of a tenant's journal in number order
 // (SubjectJournalFeed).
 func (c Client) JournalFeed(ctx context.Context, r JournalFeedRequest) (JournalFeed, error) {
+	ctx, r.TenantID = rpc.ForTenant(ctx, r.TenantID), ""
 	return rpc.Send[JournalFeed](ctx, c.C, SubjectJournalFeed, r)
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
 	"github.com/ledgerplatform/ledger/contracts/money"
+	"github.com/ledgerplatform/ledger/contracts/rpc"
 )
 
 // fakeCaller records a request and answers with a canned JSON body.
@@ -17,11 +18,12 @@ type fakeCaller struct {
 	subject string
 	query   url.Values
 	body    string // the request body as JSON
+	tenant  string // the tenant the call is made for (rpc.ForTenant)
 	reply   string
 }
 
 func (f *fakeCaller) Call(ctx context.Context, subject string, params url.Values, in, out any) error {
-	f.subject = subject
+	f.subject, f.tenant = subject, rpc.TenantOf(ctx)
 	if in != nil {
 		b, err := json.Marshal(in)
 		if err != nil {
@@ -47,7 +49,12 @@ func TestPostSendsATypedBooking(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"tenant_id":"t-1","intent_id":"i-1","source":"bank","booking":{"booking_date":"2025-03-01","description":"Miete",` +
+	// The tenant travels as the calling service's signed principal's,
+	// never in the body.
+	if f.tenant != "t-1" {
+		t.Errorf("tenant %q, want t-1", f.tenant)
+	}
+	want := `{"intent_id":"i-1","source":"bank","booking":{"booking_date":"2025-03-01","description":"Miete",` +
 		`"lines":[{"account_debit":"6310","account_credit":"1800","amount":1190.00,"tax_code":"VSt19"}]}}`
 	if diff := cmp.Diff(want, f.body); diff != "" {
 		t.Errorf("request (-want +got):\n%s", diff)

@@ -65,10 +65,13 @@ const (
 	PeriodHardLocked = "hard-locked"
 )
 
-// SetPeriodLock is the command of SubjectSetPeriodLock. Period is YYYY-MM, or
-// YYYY-13 for a year's adjustment period.
+// SetPeriodLock is the command of SubjectSetPeriodLock and the payload of
+// EventPeriodLockSet. Period is YYYY-MM, or YYYY-13 for a year's adjustment
+// period. TenantID names the tenant in the event; a command takes its
+// tenant from the caller's signed principal and refuses one in the body
+// (Client moves it there).
 type SetPeriodLock struct {
-	TenantID string `json:"tenant_id"`
+	TenantID string `json:"tenant_id,omitempty"`
 	Period   string `json:"period"`
 	Status   string `json:"status"`
 	LockedBy string `json:"locked_by,omitempty"`
@@ -105,9 +108,11 @@ type IntentPosted struct {
 }
 
 // PostRequest lets another service post with a deterministic intent id, so
-// a retried command never posts twice. The reply is Posted.
+// a retried command never posts twice. The reply is Posted. TenantID never
+// travels in the body: the tenant is the calling service's signed
+// principal's (Client moves it there), and a body naming one is refused.
 type PostRequest struct {
-	TenantID   string  `json:"tenant_id"`
+	TenantID   string  `json:"tenant_id,omitempty"`
 	IntentID   string  `json:"intent_id"`
 	Source     string  `json:"source"`
 	Booking    Booking `json:"booking"`
@@ -130,8 +135,10 @@ const (
 // (when given), or a live item with the same source_type and source_id
 // (when source_id is set), is answered with its id and status 200 instead
 // of 201.
+//
+// TenantID never travels in the body: see PostRequest.
 type ReviewItemInput struct {
-	TenantID   string          `json:"tenant_id"`
+	TenantID   string          `json:"tenant_id,omitempty"`
 	ID         string          `json:"id,omitempty"` // optional deterministic UUID chosen by the caller
 	SourceType string          `json:"source_type"`  // document, bank_transaction or manual
 	SourceID   string          `json:"source_id,omitempty"`
@@ -147,8 +154,9 @@ type ReviewItemCreated struct {
 }
 
 // JournalFeedRequest asks for the events after journal number After.
+// TenantID never travels in the body: see PostRequest.
 type JournalFeedRequest struct {
-	TenantID string `json:"tenant_id"`
+	TenantID string `json:"tenant_id,omitempty"`
 	After    int64  `json:"after"`
 	Limit    int    `json:"limit"` // 1..5000
 	// From and To (YYYY-MM-DD, inclusive, optional) restrict booking dates.

@@ -44,9 +44,11 @@ type Period struct {
 
 // StatusRequest asks for the status of periods from From to To (YYYY-MM),
 // both inclusive and compared as text, so YYYY-13 lies between YYYY-12 and
-// the next January; an empty bound is open-ended.
+// the next January; an empty bound is open-ended. TenantID never travels in
+// the body: the tenant is the calling service's signed principal's (Client
+// moves it there), and a body naming one is refused.
 type StatusRequest struct {
-	TenantID string `json:"tenant_id"`
+	TenantID string `json:"tenant_id,omitempty"`
 	From     string `json:"from"`
 	To       string `json:"to"`
 }

@@ -11,9 +11,11 @@ const (
 	SubjectRebuild = "reporting.v1.rebuild"
 )
 
-// RebuildRequest names the tenant whose projection is rebuilt.
+// RebuildRequest is the body of SubjectRebuild. The tenant rebuilt is the
+// one of the caller's signed principal; TenantID is for callers to name it
+// and never travels in the body (a body naming one is refused).
 type RebuildRequest struct {
-	TenantID string `json:"tenant_id"`
+	TenantID string `json:"tenant_id,omitempty"`
 }
 
 // Export jobs: an export built in the background into stored pieces,

@@ -37,3 +37,19 @@ func Query[Out any](ctx context.Context, c Caller, subject string, query url.Val
 	err := c.CallQuery(ctx, subject, nil, query, &out)
 	return out, err
 }
+
+type tenantKey struct{}
+
+// ForTenant marks a call a service makes on its own for tenant (a
+// consumer, a loop): the client sends it under the service's own signed
+// principal for that tenant instead of a caller's. Internal subjects take
+// the tenant from that principal, never from the body.
+func ForTenant(ctx context.Context, tenant string) context.Context {
+	return context.WithValue(ctx, tenantKey{}, tenant)
+}
+
+// TenantOf returns the tenant set by ForTenant, or "".
+func TenantOf(ctx context.Context) string {
+	s, _ := ctx.Value(tenantKey{}).(string)
+	return s
+}

@@ -12,14 +12,13 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strconv"
-	"time"
 
-	"github.com/nats-io/nats.go"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/ledgerplatform/ledger/gateway/gatewayd"
 	"github.com/ledgerplatform/ledger/pkg/daemon"
 	"github.com/ledgerplatform/ledger/pkg/db"
+	"github.com/ledgerplatform/ledger/pkg/natsauth"
 	"github.com/ledgerplatform/ledger/pkg/natsembed"
 	"github.com/ledgerplatform/ledger/services/bank/bankd"
 	"github.com/ledgerplatform/ledger/services/identity/identityd"
@@ -105,9 +104,15 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 
 // Deps may supply ready dependencies (tests do); missing ones are found or
 // started here. The gateway's are the platform's: its Ready receives the
-// gateway's address once the platform serves.
+// gateway's address once the platform serves. No part shares a NATS
+// connection: each logs in with its own key of Keys.
 type Deps struct {
 	DatabaseURL string // owner connection; migrations run with it
+	// NATSURL is a NATS server admitting Keys (every user of
+	// natsauth.Table); without it an embedded server runs with the keys
+	// kept under DataDir/keys.
+	NATSURL string
+	Keys    natsauth.Keys
 	gatewayd.Deps
 }
 
@@ -122,29 +127,36 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 		defer stop()
 		deps.DatabaseURL = url
 	}
-	if deps.NC == nil && cfg.NATSURL != "" {
-		// A cluster's server may die: the connection moves to another and
-		// keeps trying for ever rather than end the platform.
-		nc, err := nats.Connect(cfg.NATSURL, nats.Name("allinone"), nats.MaxReconnects(-1), nats.ReconnectWait(250*time.Millisecond))
-		if err != nil {
-			return fmt.Errorf("allinone: nats %s: %w", cfg.NATSURL, err)
-		}
-		defer nc.Close()
-		deps.NC = nc
+	if deps.NC != nil {
+		return errors.New("allinone: every part opens its own NATS connection; pass NATSURL and Keys")
 	}
-	if deps.NC == nil {
-		srv, err := natsembed.Start(filepath.Join(cfg.DataDir, "nats"), "127.0.0.1", cfg.NATSPort)
+	if deps.NATSURL == "" && cfg.NATSURL != "" {
+		// A server or cluster run apart (the fault test's, or an
+		// operator's): it must admit the keys kept under DataDir/keys
+		// (go run ./deploy/natskeys renders its authorization block).
+		keys, err := natsauth.LoadOrCreate(filepath.Join(cfg.DataDir, "keys"))
+		if err != nil {
+			return err
+		}
+		deps.NATSURL, deps.Keys = cfg.NATSURL, keys
+	}
+	if deps.NATSURL == "" {
+		dir := filepath.Join(cfg.DataDir, "keys")
+		keys, err := natsauth.LoadOrCreate(dir)
+		if err != nil {
+			return err
+		}
+		srv, err := natsembed.Start(filepath.Join(cfg.DataDir, "nats"), "127.0.0.1", cfg.NATSPort, natsembed.Users(keys))
 		if err != nil {
 			return err
 		}
 		defer srv.Shutdown()
-		nc, err := nats.Connect(srv.ClientURL(), nats.Name("allinone"), nats.MaxReconnects(-1))
-		if err != nil {
-			return fmt.Errorf("allinone: nats: %w", err)
-		}
-		defer nc.Close()
-		deps.NC = nc
-		log.Info("embedded NATS with JetStream", "url", srv.ClientURL(), "store", filepath.Join(cfg.DataDir, "nats"))
+		deps.NATSURL, deps.Keys = srv.ClientURL(), keys
+		log.Info("embedded NATS with JetStream", "url", srv.ClientURL(), "store", filepath.Join(cfg.DataDir, "nats"), "keys", dir)
+	}
+	trust, err := natsauth.ParseTrust(deps.Keys.Signers())
+	if err != nil {
+		return err
 	}
 	if deps.Redis == nil {
 		// The gateway connects to the Redis found, if any.
@@ -164,8 +176,9 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	// Each service signals readiness; the gateway starts once they all serve.
 	for _, s := range cfg.Services {
 		ready := make(chan struct{})
+		s.Config.NATSURL, s.Config.Key, s.Config.Trust = deps.NATSURL, deps.Keys[s.Name], trust
 		g.Go(func() error {
-			return daemon.Run(ctx, s.Service, s.Config, daemon.Deps{Pool: owner, NC: deps.NC, Log: log, Ready: func() { close(ready) }})
+			return daemon.Run(ctx, s.Service, s.Config, daemon.Deps{Pool: owner, Log: log, Ready: func() { close(ready) }})
 		})
 		select {
 		case <-ready:
@@ -176,6 +189,7 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	g.Go(func() error {
 		gw := deps.Deps
 		gw.Log = log.With("service", "gateway")
+		cfg.Gateway.NATSURL, cfg.Gateway.Key = deps.NATSURL, deps.Keys[natsauth.Gateway]
 		return gatewayd.Run(ctx, cfg.Gateway, gw)
 	})
 	err = g.Wait()

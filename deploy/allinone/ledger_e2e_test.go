@@ -19,7 +19,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
-	"github.com/ledgerplatform/ledger/pkg/natsx"
+	"github.com/ledgerplatform/ledger/contracts/rpc"
 )
 
 // ---- helpers of the ledger end-to-end tests ----
@@ -218,18 +218,30 @@ func (p *platform) verify(token string) verifyBody {
 	return getJSON[verifyBody](p, token, "/v1/journal/verify")
 }
 
-// rpc sends an internal command of a service that does not exist yet.
-func (p *platform) rpc(subject string, in, out any) error {
+// rpc sends an internal command of a service that does not exist yet, as
+// the service as would: under its own signed principal for the tenant the
+// command names (its tenant_id), which the body no longer carries.
+func (p *platform) rpc(as, subject string, in, out any) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	return (&natsx.Client{NC: p.nc}).Call(ctx, subject, nil, in, out)
+	b, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	var body map[string]any
+	if err := json.Unmarshal(b, &body); err != nil {
+		return err
+	}
+	tenant, _ := body["tenant_id"].(string)
+	delete(body, "tenant_id")
+	return p.bus.Client(p.t, as).Call(rpc.ForTenant(ctx, tenant), subject, nil, body, out)
 }
 
 // setLock sets a period's lock state as the periods service will.
 func (p *platform) setLock(tenant, period, status string) {
 	p.t.Helper()
 	var out map[string]any
-	if err := p.rpc(ledgerv1.SubjectSetPeriodLock, ledgerv1.SetPeriodLock{TenantID: tenant, Period: period, Status: status, LockedBy: "e2e"}, &out); err != nil {
+	if err := p.rpc("periods", ledgerv1.SubjectSetPeriodLock, ledgerv1.SetPeriodLock{TenantID: tenant, Period: period, Status: status, LockedBy: "e2e"}, &out); err != nil {
 		p.t.Fatalf("set lock %s %s: %v", period, status, err)
 	}
 	if out["ok"] != true || out["status"] != status {

@@ -19,7 +19,7 @@ func TestLedgerBookingValidation(t *testing.T) {
 	ok := p.book(w, bookingBody("2025-03-01", "Vorhanden", bline("6815", "1800", "10.00")))
 	okDoc := p.upload(201, "/v1/documents", w, fileField("beleg.pdf", "application/pdf", tinyPDF)).str("id")
 	var item ledgerv1.ReviewItemCreated
-	if err := p.rpc(ledgerv1.SubjectReviewCreate, ledgerv1.ReviewItemInput{TenantID: tenant, SourceType: "manual",
+	if err := p.rpc("bank", ledgerv1.SubjectReviewCreate, ledgerv1.ReviewItemInput{TenantID: tenant, SourceType: "manual",
 		Suggestion: json.RawMessage(`{"booking_date":"2025-03-20","description":"Porto","lines":[{"account_debit":"6815","account_credit":"1800","amount":5}]}`)}, &item); err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +188,7 @@ func TestLedgerConflicts(t *testing.T) {
 	// Festschreibung is final whoever sends the command: the ledger itself
 	// refuses to open or soft-lock a hard-locked month.
 	for _, st := range []string{"open", "soft-locked"} {
-		if err := p.rpc(ledgerv1.SubjectSetPeriodLock, ledgerv1.SetPeriodLock{TenantID: tenant, Period: "2025-01", Status: st, LockedBy: "e2e"}, nil); !errs.Is(err, errs.PeriodAlreadyLocked) {
+		if err := p.rpc("periods", ledgerv1.SubjectSetPeriodLock, ledgerv1.SetPeriodLock{TenantID: tenant, Period: "2025-01", Status: st, LockedBy: "e2e"}, nil); !errs.Is(err, errs.PeriodAlreadyLocked) {
 			t.Fatalf("set_lock %s on a hard-locked month: %v, want PERIOD_ALREADY_LOCKED", st, err)
 		}
 	}
@@ -205,7 +205,7 @@ func TestLedgerConflicts(t *testing.T) {
 	p.wantCount(1, "SELECT count(*) FROM ledger.period_locks WHERE tenant_id = $1 AND period = '2025-03' AND status = 'soft-locked' AND locked_by = 'e2e'", tenant)
 	// The command refuses what it does not understand.
 	for _, cmd := range []ledgerv1.SetPeriodLock{{TenantID: tenant, Period: "2025-3", Status: "open"}, {TenantID: tenant, Period: "2025-03", Status: "closed"}, {TenantID: "x", Period: "2025-03", Status: "open"}} {
-		if err := p.rpc(ledgerv1.SubjectSetPeriodLock, cmd, nil); !errs.Is(err, errs.InvalidInput) {
+		if err := p.rpc("periods", ledgerv1.SubjectSetPeriodLock, cmd, nil); !errs.Is(err, errs.InvalidInput) {
 			t.Errorf("lock command %+v: %v", cmd, err)
 		}
 	}
@@ -256,7 +256,7 @@ func TestLedgerScopesAndIsolation(t *testing.T) {
 	posted := p.book(aAdmin, bookingBody("2025-01-15", "A bucht", bline("6815", "1800", "11.90", "tax_code", "VSt19")))
 	doc := p.upload(201, "/v1/documents", aAdmin, fileField("a.pdf", "application/pdf", tinyPDF)).str("id")
 	var item ledgerv1.ReviewItemCreated
-	if err := p.rpc(ledgerv1.SubjectReviewCreate, ledgerv1.ReviewItemInput{TenantID: aTenant, SourceType: "document", SourceID: "mail-1", DocumentID: doc,
+	if err := p.rpc("bank", ledgerv1.SubjectReviewCreate, ledgerv1.ReviewItemInput{TenantID: aTenant, SourceType: "document", SourceID: "mail-1", DocumentID: doc,
 		Suggestion: json.RawMessage(`{"booking_date":"2025-01-20","description":"Porto","lines":[{"account_debit":"6815","account_credit":"1800","amount":5}]}`)}, &item); err != nil {
 		t.Fatal(err)
 	}
@@ -344,7 +344,7 @@ func TestLedgerScopesAndIsolation(t *testing.T) {
 	}
 	p.expectError(404, "NOT_FOUND", "GET", "/v1/review-queue/next", bAdmin, nil)
 	// A review item can only reference the tenant's own documents.
-	if err := p.rpc(ledgerv1.SubjectReviewCreate, ledgerv1.ReviewItemInput{TenantID: aTenant, SourceType: "document", DocumentID: "00000000-0000-4000-8000-000000000001",
+	if err := p.rpc("bank", ledgerv1.SubjectReviewCreate, ledgerv1.ReviewItemInput{TenantID: aTenant, SourceType: "document", DocumentID: "00000000-0000-4000-8000-000000000001",
 		Suggestion: json.RawMessage(`{}`)}, nil); !errs.Is(err, errs.NotFound) {
 		t.Fatalf("review item with an unknown document: %v", err)
 	}

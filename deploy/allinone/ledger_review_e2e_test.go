@@ -38,7 +38,7 @@ type reviewResult struct {
 func (p *platform) createReview(in ledgerv1.ReviewItemInput) ledgerv1.ReviewItemCreated {
 	p.t.Helper()
 	var out ledgerv1.ReviewItemCreated
-	if err := p.rpc(ledgerv1.SubjectReviewCreate, in, &out); err != nil {
+	if err := p.rpc("bank", ledgerv1.SubjectReviewCreate, in, &out); err != nil {
 		p.t.Fatalf("create review item: %v", err)
 	}
 	return out

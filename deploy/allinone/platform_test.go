@@ -31,7 +31,8 @@ type platform struct {
 	metrics string // the gateway's metrics listener, http://host:port
 	key     string // bootstrap admin key of the operator tenant
 	owner   *pgxpool.Pool
-	nc      *nats.Conn // the platform's NATS, for commands of services not built yet
+	nc      *nats.Conn // the harness's connection to the platform's NATS, for commands of services not built yet
+	bus     *testkit.Bus
 }
 
 type env map[string]string
@@ -39,7 +40,7 @@ type env map[string]string
 func startPlatform(t testing.TB, overrides env) *platform {
 	t.Helper()
 	dbURL := testkit.Postgres(t, identitypg.Migrations, ledgerpg.Migrations, periodspg.Migrations, reportingpg.Migrations)
-	_, nc := testkit.NATS(t)
+	bus := testkit.NewBus(t)
 	rdb, prefix := testkit.Redis(t)
 	key := "bootstrap-" + testkit.RandomID() + testkit.RandomID() + testkit.RandomID()
 	vars := env{
@@ -61,7 +62,7 @@ func startPlatform(t testing.TB, overrides env) *platform {
 	addr, metricsAddr := make(chan string, 1), make(chan string, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- allinone.Run(ctx, cfg, allinone.Deps{DatabaseURL: dbURL, Deps: gatewayd.Deps{NC: nc, Redis: rdb, Log: testLogger(t),
+		done <- allinone.Run(ctx, cfg, allinone.Deps{DatabaseURL: dbURL, NATSURL: bus.URL, Keys: bus.Keys, Deps: gatewayd.Deps{Redis: rdb, Log: testLogger(t),
 			Ready: func(a string) { addr <- a }, MetricsReady: func(a string) { metricsAddr <- a }}})
 	}()
 	t.Cleanup(func() {
@@ -75,7 +76,7 @@ func startPlatform(t testing.TB, overrides env) *platform {
 	var p platform
 	select {
 	case a := <-addr:
-		p = platform{t: t, base: "http://" + a, metrics: "http://" + <-metricsAddr, key: key, nc: nc}
+		p = platform{t: t, base: "http://" + a, metrics: "http://" + <-metricsAddr, key: key, nc: bus.NC, bus: bus}
 	case err := <-done:
 		t.Fatalf("platform failed to start: %v", err)
 	case <-time.After(60 * time.Second):

@@ -583,7 +583,7 @@ func TestReportsRebuild(t *testing.T) {
 			LastNumber int64  `json:"last_number"`
 			DurationMS *int64 `json:"duration_ms"`
 		}
-		if err := p.rpc(reportingv1.SubjectRebuild, reportingv1.RebuildRequest{TenantID: tenant}, &out); err != nil {
+		if err := p.rpc("reporting", reportingv1.SubjectRebuild, reportingv1.RebuildRequest{TenantID: tenant}, &out); err != nil {
 			t.Fatalf("rebuild: %v", err)
 		}
 		if out.TenantID != tenant || out.LastNumber != 8 || out.DurationMS == nil {
@@ -628,7 +628,7 @@ func TestReportsRebuild(t *testing.T) {
 
 	// The command checks its input.
 	var out map[string]any
-	err := p.rpc(reportingv1.SubjectRebuild, reportingv1.RebuildRequest{TenantID: "not-a-uuid"}, &out)
+	err := p.rpc("reporting", reportingv1.SubjectRebuild, reportingv1.RebuildRequest{TenantID: "not-a-uuid"}, &out)
 	if e := errs.As(err); e == nil || e.Code != errs.InvalidInput {
 		t.Fatalf("rebuild of a malformed tenant id: %v", err)
 	}

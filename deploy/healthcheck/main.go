@@ -10,12 +10,16 @@
 // its connection lost), and passes when NATS itself cannot be reached, since
 // restarting every service during a NATS outage would only add to it.
 //
+// The NATS probe logs in with the service's own NKEY (NATS_NKEY_SEED or
+// NATS_NKEY_SEED_FILE, as the service reads it): NATS admits nobody else.
+//
 // Exit status 0 is healthy, 1 is not.
 package main
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -24,30 +28,31 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/micro"
 
+	"github.com/ledgerplatform/ledger/pkg/natsauth"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
 )
 
 const timeout = 3 * time.Second
 
 func main() {
-	if err := run(os.Args[1:]); err != nil {
+	if err := run(os.Args[1:], os.Getenv); err != nil {
 		fmt.Fprintln(os.Stderr, "unhealthy:", err)
 		os.Exit(1)
 	}
 }
 
-func run(args []string) error {
+func run(args []string, getenv func(string) string) error {
 	switch {
 	case len(args) == 2 && args[0] == "http":
 		return checkHTTP(args[1])
 	case len(args) == 3 && args[0] == "nats":
-		return checkNATS(args[1], args[2])
+		return checkNATS(args[1], args[2], getenv)
 	case len(args) == 3 && args[0] == "live":
 		host, err := os.Hostname()
 		if err != nil {
 			return err
 		}
-		return checkLive(args[1], args[2], host)
+		return checkLive(args[1], args[2], host, getenv)
 	default:
 		return fmt.Errorf("usage: healthcheck http <url> | healthcheck nats|live <nats-url> <service>")
 	}
@@ -71,8 +76,8 @@ func checkHTTP(url string) error {
 	return nil
 }
 
-func checkNATS(url, service string) error {
-	nc, err := nats.Connect(url, nats.Name("healthcheck"), nats.Timeout(timeout))
+func checkNATS(url, service string, getenv func(string) string) error {
+	nc, err := login(url, service, getenv)
 	if err != nil {
 		return err
 	}
@@ -83,11 +88,37 @@ func checkNATS(url, service string) error {
 	return nil
 }
 
-func checkLive(url, service, host string) error {
-	nc, err := nats.Connect(url, nats.Name("healthcheck"), nats.Timeout(timeout))
+// login connects with the service's own NKEY: NATS admits nobody else.
+func login(url, service string, getenv func(string) string) (*nats.Conn, error) {
+	key, err := natsauth.KeyFromEnv(service, getenv)
 	if err != nil {
+		return nil, err
+	}
+	nc, err := nats.Connect(url, append(key.Options(), nats.Name("healthcheck"), nats.Timeout(timeout))...)
+	if err != nil {
+		return nil, &connectErr{err}
+	}
+	return nc, nil
+}
+
+// connectErr is a failure to reach or log in to NATS, as opposed to a
+// missing key.
+type connectErr struct{ err error }
+
+func (e *connectErr) Error() string { return e.err.Error() }
+func (e *connectErr) Unwrap() error { return e.err }
+
+func checkLive(url, service, host string, getenv func(string) string) error {
+	nc, err := login(url, service, getenv)
+	var conn *connectErr
+	switch {
+	case errors.As(err, &conn) && !errors.Is(err, nats.ErrAuthorization):
+		// Only an unreachable NATS passes: a missing or refused key is
+		// this process's own problem.
 		fmt.Fprintln(os.Stderr, "NATS unreachable; not this process's fault:", err)
 		return nil
+	case err != nil:
+		return err
 	}
 	defer nc.Close()
 	inbox := nc.NewRespInbox()

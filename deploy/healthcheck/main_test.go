@@ -18,28 +18,37 @@ func TestHTTP(t *testing.T) {
 	defer ok.Close()
 	bad := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(503) }))
 	defer bad.Close()
-	if err := run([]string{"http", ok.URL}); err != nil {
+	if err := run([]string{"http", ok.URL}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := run([]string{"http", bad.URL}); err == nil {
+	if err := run([]string{"http", bad.URL}, nil); err == nil {
 		t.Fatal("503 reported healthy")
 	}
 }
 
 func TestNATS(t *testing.T) {
-	url, nc := testkit.NATS(t)
-	svc, err := micro.AddService(nc, micro.Config{Name: "identity", Version: "1.0.0"})
+	bus := testkit.NewBus(t)
+	url := bus.URL
+	svc, err := micro.AddService(bus.Connect(t, "identity"), micro.Config{Name: "identity", Version: "1.0.0"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer svc.Stop()
-	if err := run([]string{"nats", url, "identity"}); err != nil {
+	env := func(name string) func(string) string {
+		e := bus.Env(t, name)
+		return func(k string) string { return e[k] }
+	}
+	if err := run([]string{"nats", url, "identity"}, env("identity")); err != nil {
 		t.Fatal(err)
 	}
-	if err := run([]string{"nats", url, "ledger"}); err == nil {
+	if err := run([]string{"nats", url, "ledger"}, env("ledger")); err == nil {
 		t.Fatal("a missing service reported healthy")
 	}
-	if err := run([]string{"bogus"}); err == nil {
+	// NATS admits no one without a key.
+	if err := run([]string{"nats", url, "identity"}, func(string) string { return "" }); err == nil {
+		t.Fatal("a probe without a key reported healthy")
+	}
+	if err := run([]string{"bogus"}, nil); err == nil {
 		t.Fatal("bad usage accepted")
 	}
 }
@@ -47,26 +56,29 @@ func TestNATS(t *testing.T) {
 // TestLive: the probe finds this host's instance among the replicas, fails
 // when only others answer, and passes when NATS itself is unreachable.
 func TestLive(t *testing.T) {
-	url, nc := testkit.NATS(t)
+	bus := testkit.NewBus(t)
+	url, nc := bus.URL, bus.NC
+	env := bus.Env(t, "identity")
+	getenv := func(k string) string { return env[k] }
 	other, err := micro.AddService(nc, micro.Config{Name: "identity", Version: "1.0.0", Metadata: map[string]string{natsx.HostMetadata: "identity-other-pod"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer other.Stop()
-	if err := checkLive(url, "identity", "identity-this-pod"); err == nil {
+	if err := checkLive(url, "identity", "identity-this-pod", getenv); err == nil {
 		t.Fatal("another pod's instance counted as this pod's")
 	}
-	if _, err := natsx.NewServer(nc, natsx.ServerConfig{Name: "identity"}); err != nil {
+	if _, err := natsx.NewServer(nc, natsx.ServerConfig{Name: "identity", Trust: bus.Trust}); err != nil {
 		t.Fatal(err)
 	}
 	host, err := os.Hostname()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := run([]string{"live", url, "identity"}); err != nil {
+	if err := run([]string{"live", url, "identity"}, getenv); err != nil {
 		t.Fatalf("this host's instance not found: %v", err)
 	}
-	if err := checkLive(url, "ledger", host); err == nil {
+	if err := checkLive(url, "ledger", host, getenv); err == nil {
 		t.Fatal("a missing service reported alive")
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -75,7 +87,10 @@ func TestLive(t *testing.T) {
 	}
 	closed := "nats://" + ln.Addr().String()
 	ln.Close()
-	if err := checkLive(closed, "identity", host); err != nil {
+	if err := checkLive(closed, "identity", host, getenv); err != nil {
 		t.Fatalf("NATS unreachable failed the liveness probe: %v", err)
+	}
+	if err := checkLive(url, "identity", host, func(string) string { return "" }); err == nil {
+		t.Fatal("a probe without a key reported alive")
 	}
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/ledgerplatform/ledger/contracts/gatewayv1"
 	"github.com/ledgerplatform/ledger/gateway"
+	"github.com/ledgerplatform/ledger/pkg/natsauth"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
 )
 
@@ -37,7 +38,10 @@ type Config struct {
 	// StreamReplicas is the audit stream's replica count,
 	// NATS_STREAM_REPLICAS, default 1.
 	StreamReplicas int
-	Gateway        gateway.Config
+	// Key is the gateway's NKEY (NATS_NKEY_SEED or NATS_NKEY_SEED_FILE):
+	// its NATS login and the key it signs principals with.
+	Key     *natsauth.Key
+	Gateway gateway.Config
 }
 
 // LoadConfig reads RATE_LIMIT_PER_MINUTE, AUTH_RATE_LIMIT_PER_MINUTE,
@@ -101,6 +105,12 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	if c.Gateway.TrustedProxies, err = gateway.ParseTrustedProxies(getenv("TRUSTED_PROXIES")); err != nil {
 		return c, fmt.Errorf("gatewayd: TRUSTED_PROXIES: %w", err)
 	}
+	// Run checks it is set: the all-in-one process sets it itself.
+	if getenv("NATS_NKEY_SEED") != "" || getenv("NATS_NKEY_SEED_FILE") != "" {
+		if c.Key, err = natsauth.KeyFromEnv(natsauth.Gateway, getenv); err != nil {
+			return c, fmt.Errorf("gatewayd: %w", err)
+		}
+	}
 	return c, nil
 }
 
@@ -125,11 +135,14 @@ type Deps struct {
 // Run serves until ctx ends, then drains in-flight requests.
 func Run(ctx context.Context, cfg Config, deps Deps) error {
 	log := cmp.Or(deps.Log, slog.Default())
+	if cfg.Key == nil {
+		return errors.New("gatewayd: the gateway's NKEY is required (NATS_NKEY_SEED or NATS_NKEY_SEED_FILE)")
+	}
 	nc := deps.NC
 	if nc == nil {
 		var err error
-		if nc, err = nats.Connect(cfg.NATSURL, nats.Name("gateway"), nats.MaxReconnects(-1)); err != nil {
-			return fmt.Errorf("gatewayd: nats: %w", err)
+		if nc, err = cfg.Key.Connect(cfg.NATSURL, nats.MaxReconnects(-1), natsauth.LogErrors(log)); err != nil {
+			return fmt.Errorf("gatewayd: %w", err)
 		}
 		defer nc.Drain()
 	}
@@ -150,7 +163,7 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 		rdb = redis.NewClient(opt)
 		defer rdb.Close()
 	}
-	gd := gateway.Deps{NC: nc, Log: log}
+	gd := gateway.Deps{NC: nc, Signer: cfg.Key, Log: log}
 	if rdb != nil {
 		gd.Limiter = gateway.NewRedisLimiter(rdb, cfg.KeyPrefix)
 	} else {

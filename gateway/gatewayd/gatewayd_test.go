@@ -18,8 +18,8 @@ import (
 	"github.com/ledgerplatform/ledger/contracts/identityv1"
 	"github.com/ledgerplatform/ledger/gateway/gatewayd"
 	"github.com/ledgerplatform/ledger/pkg/errs"
-	"github.com/ledgerplatform/ledger/pkg/natsembed"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
+	"github.com/ledgerplatform/ledger/pkg/testkit"
 )
 
 // closedPort is an address nothing listens on.
@@ -52,19 +52,11 @@ func get(t *testing.T, url string) (int, string) {
 // the dependency and nothing about it. /metrics is served only on the
 // metrics listener.
 func TestReadiness(t *testing.T) {
-	srv, err := natsembed.Start(t.TempDir(), "127.0.0.1", -1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Shutdown()
-	natsURL := srv.ClientURL()
+	bus := testkit.NewBus(t)
+	srv, natsURL := bus.Server, bus.URL
 	// identity, played by a NATS micro service of its name and a verifier
 	// that knows no credential.
-	nc, err := nats.Connect(natsURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
+	nc := bus.Connect(t, identityv1.ServiceName)
 	identity, err := micro.AddService(nc, micro.Config{Name: identityv1.ServiceName, Version: "1.0.0"})
 	if err != nil {
 		t.Fatal(err)
@@ -78,9 +70,8 @@ func TestReadiness(t *testing.T) {
 	}
 
 	redisAddr := closedPort(t)
-	env := map[string]string{
-		"NATS_URL": natsURL, "REDIS_URL": "redis://" + redisAddr, "GATEWAY_ADDR": "127.0.0.1:0", "METRICS_ADDR": "127.0.0.1:0",
-	}
+	env := bus.Env(t, "gateway")
+	env["REDIS_URL"], env["GATEWAY_ADDR"], env["METRICS_ADDR"] = "redis://"+redisAddr, "127.0.0.1:0", "127.0.0.1:0"
 	cfg, err := gatewayd.LoadConfig(func(k string) string { return env[k] })
 	if err != nil {
 		t.Fatal(err)

@@ -102,6 +102,9 @@ type Claims struct {
 	RateLimit int `json:"rate_limit_per_minute,omitempty"`
 	// Surface is how the call arrived: "api" (REST) or "mcp".
 	Surface string `json:"surface,omitempty"`
+	// Service is set on a service's own principal (work it does for a
+	// tenant on its own, not for a caller), signed by that service.
+	Service string `json:"service,omitempty"`
 }
 
 // Has reports whether the claims grant scope; admin grants all.

@@ -30,6 +30,7 @@ import (
 	"github.com/ledgerplatform/ledger/pkg/idem"
 	"github.com/ledgerplatform/ledger/pkg/inbox"
 	"github.com/ledgerplatform/ledger/pkg/migrate"
+	"github.com/ledgerplatform/ledger/pkg/natsauth"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
 	"github.com/ledgerplatform/ledger/pkg/outbox"
 	"github.com/ledgerplatform/ledger/pkg/secrets"
@@ -93,7 +94,13 @@ type Config struct {
 	// (503 naming the problem while its outbox cannot publish) and GET
 	// /metrics (outbox backlog); empty serves neither.
 	HealthAddr string
-	Getenv     func(string) string
+	// Key is the service's NKEY: its NATS login and the key it signs its
+	// own principals with (NATS_NKEY_SEED or NATS_NKEY_SEED_FILE).
+	Key *natsauth.Key
+	// Trust are the signers whose principals the service accepts
+	// (PLATFORM_SIGNERS: gateway=U…,ledger=U…).
+	Trust  *natsauth.Trust
+	Getenv func(string) string
 }
 
 // LoadConfig reads the environment of the service called name.
@@ -127,12 +134,25 @@ func LoadConfig(name string, getenv func(string) string) (Config, error) {
 		}
 		c.Workers = n
 	}
+	// Both are checked by Run: the all-in-one process sets them itself.
+	if getenv("NATS_NKEY_SEED") != "" || getenv("NATS_NKEY_SEED_FILE") != "" {
+		if c.Key, err = natsauth.KeyFromEnv(name, getenv); err != nil {
+			return c, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	if s := getenv("PLATFORM_SIGNERS"); s != "" {
+		if c.Trust, err = natsauth.ParseTrust(s); err != nil {
+			return c, fmt.Errorf("%s: %w", name, err)
+		}
+	}
 	return c, nil
 }
 
 // Deps are connections Run uses instead of opening its own.
 type Deps struct {
-	Pool  *pgxpool.Pool // owner pool: Run migrates with it
+	Pool *pgxpool.Pool // owner pool: Run migrates with it
+	// NC, when set, must be logged in with Config.Key: a service never
+	// shares another's connection.
 	NC    *nats.Conn
 	Log   *slog.Logger
 	Ready func()
@@ -162,6 +182,12 @@ func Run(ctx context.Context, svc Service, cfg Config, deps Deps) (err error) {
 	if cfg.Getenv == nil {
 		cfg.Getenv = func(string) string { return "" }
 	}
+	if cfg.Key == nil || cfg.Trust == nil {
+		return errors.New("NATS needs the service's NKEY (NATS_NKEY_SEED or NATS_NKEY_SEED_FILE) and the trusted signers (PLATFORM_SIGNERS)")
+	}
+	if cfg.Key.Name != svc.Name {
+		return fmt.Errorf("the NKEY given is %s's", cfg.Key.Name)
+	}
 	env := Env{Log: log, Getenv: cfg.Getenv}
 	if svc.DB.Schema != "" {
 		if env.Pool, err = migrate.ServicePool(ctx, deps.Pool, cfg.DatabaseURL, svc.DB.Role, cfg.DBMaxConns, svc.DB); err != nil {
@@ -170,15 +196,15 @@ func Run(ctx context.Context, svc Service, cfg Config, deps Deps) (err error) {
 		defer env.Pool.Close()
 	}
 	if env.NC = deps.NC; env.NC == nil {
-		if env.NC, err = nats.Connect(cfg.NATSURL, nats.Name(svc.Name), nats.MaxReconnects(-1)); err != nil {
-			return fmt.Errorf("connect to NATS: %w", err)
+		if env.NC, err = cfg.Key.Connect(cfg.NATSURL, nats.MaxReconnects(-1), natsauth.LogErrors(log)); err != nil {
+			return err
 		}
 		defer env.NC.Close()
 	}
 	if env.JS, err = jetstream.New(env.NC); err != nil {
 		return fmt.Errorf("jetstream: %w", err)
 	}
-	env.Client = &natsx.Client{NC: env.NC}
+	env.Client = &natsx.Client{NC: env.NC, Signer: cfg.Key}
 	for _, s := range svc.Streams {
 		s.Replicas = max(s.Replicas, cfg.StreamReplicas)
 		if err := s.Ensure(ctx, env.JS); err != nil {
@@ -228,7 +254,7 @@ func Run(ctx context.Context, svc Service, cfg Config, deps Deps) (err error) {
 		go func() { defer wg.Done(); <-done }()
 	}
 
-	srv, err := natsx.NewServer(env.NC, natsx.ServerConfig{Name: svc.Name, Workers: cfg.Workers, Logger: log})
+	srv, err := natsx.NewServer(env.NC, natsx.ServerConfig{Name: svc.Name, Workers: cfg.Workers, Logger: log, Trust: cfg.Trust})
 	if err != nil {
 		return err
 	}
@@ -246,10 +272,13 @@ func Run(ctx context.Context, svc Service, cfg Config, deps Deps) (err error) {
 }
 
 // Chain is the endpoint middleware of a route, outermost first: the
-// caller's tenant, then idempotency (keys in schema, claimed by the
-// route's store), then the service's own.
+// callers it accepts, the caller's tenant, then idempotency (keys in
+// schema, claimed by the route's store), then the service's own.
 func Chain(rt natsx.Route, keys db.Beginner, schema string, own ...endpoint.Middleware) []endpoint.Middleware {
 	var mw []endpoint.Middleware
+	if len(rt.Callers) > 0 {
+		mw = append(mw, natsx.RequireCaller(rt.Callers...))
+	}
 	if !rt.Internal {
 		mw = append(mw, natsx.RequireTenant)
 	}

@@ -1,16 +1,45 @@
 // Package natsembed starts an in-process NATS server with file-backed
-// JetStream, for `make run` and tests.
+// JetStream, for `make run` and tests. Like every NATS of the platform it
+// admits only the NKEYs it is given, each with the permissions of
+// natsauth.Table.
 package natsembed
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/ledgerplatform/ledger/pkg/natsauth"
 )
 
-// Start runs a server storing JetStream data under dir. port -1 picks a free port.
-func Start(dir string, host string, port int) (*server.Server, error) {
+// User is one NKEY the server admits. Nil Permissions allow everything: only
+// test harnesses, which play peers that do not exist yet, use that.
+type User struct {
+	PublicKey   string
+	Permissions *natsauth.Permissions
+}
+
+// Users are the users of natsauth.Table with the public keys of ks.
+func Users(ks natsauth.Keys) []User {
+	var out []User
+	for _, n := range natsauth.Names() {
+		if k := ks[n]; k != nil {
+			p := natsauth.Table[n]
+			out = append(out, User{PublicKey: k.Public(), Permissions: &p})
+		}
+	}
+	return out
+}
+
+// Start runs a server storing JetStream data under dir. port -1 picks a
+// free port. Without users it refuses to start: an open NATS lets anyone
+// act as any service.
+func Start(dir string, host string, port int, users []User) (*server.Server, error) {
+	if len(users) == 0 {
+		return nil, errors.New("natsembed.Start: no users: NATS never runs without authentication")
+	}
 	opts := &server.Options{
 		ServerName: "ledger-embedded",
 		Host:       host,
@@ -22,6 +51,16 @@ func Start(dir string, host string, port int) (*server.Server, error) {
 		NoSigs:     true,
 		// Acknowledged messages are on disk before the ack returns.
 		SyncAlways: true,
+	}
+	for _, u := range users {
+		nu := &server.NkeyUser{Nkey: u.PublicKey}
+		if p := u.Permissions; p != nil {
+			nu.Permissions = &server.Permissions{
+				Publish:   &server.SubjectPermission{Allow: p.Publish, Deny: p.PublishDeny},
+				Subscribe: &server.SubjectPermission{Allow: p.Subscribe},
+			}
+		}
+		opts.Nkeys = append(opts.Nkeys, nu)
 	}
 	s, err := server.NewServer(opts)
 	if err != nil {

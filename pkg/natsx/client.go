@@ -12,11 +12,15 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/natsauth"
 )
 
 // Client sends requests to services.
 type Client struct {
-	NC      *nats.Conn
+	NC *nats.Conn
+	// Signer signs the principal of every request: the gateway's key, or
+	// the calling service's own (see contextHeaders).
+	Signer  *natsauth.Key
 	Timeout time.Duration // used when ctx has no deadline; default 30s
 }
 
@@ -44,7 +48,7 @@ func (c *Client) Do(ctx context.Context, subject string, req *Request) (*Reply, 
 	}
 	msg := nats.NewMsg(subject)
 	msg.Data = req.Body
-	if err := contextHeaders(ctx, msg.Header); err != nil {
+	if err := contextHeaders(ctx, msg.Header, c.Signer); err != nil {
 		return nil, fmt.Errorf("natsx.Do %s: %w", subject, err)
 	}
 	if len(req.Params) > 0 {

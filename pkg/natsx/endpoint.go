@@ -1,8 +1,10 @@
 package natsx
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -47,6 +49,32 @@ func RequireTenant(next endpoint.Endpoint) endpoint.Endpoint {
 		}
 		return next(ctx, request)
 	}
+}
+
+// RequireCaller refuses a request whose verified principal was signed by
+// none of callers.
+func RequireCaller(callers ...string) endpoint.Middleware {
+	return func(next endpoint.Endpoint) endpoint.Endpoint {
+		return func(ctx context.Context, request any) (any, error) {
+			if c := Caller(ctx); !slices.Contains(callers, c) {
+				return nil, errs.E(errs.Forbidden, "this subject does not accept calls from %s", cmp.Or(c, "an unknown caller"))
+			}
+			return next(ctx, request)
+		}
+	}
+}
+
+// Tenant is the tenant an internal command acts for: the verified
+// principal's. A body still naming a tenant is refused, so that no caller
+// can act for another tenant by writing its id.
+func Tenant(ctx context.Context, bodyTenant string) (string, error) {
+	if bodyTenant != "" {
+		return "", errs.Invalid("the tenant is the signed caller's", errs.Field("tenant_id", "must not be sent"))
+	}
+	if c := auth.FromContext(ctx); c != nil && c.TenantID != "" {
+		return c.TenantID, nil
+	}
+	return "", errs.E(errs.Unauthenticated, "authentication required")
 }
 
 // Claims returns the caller's claims; behind RequireTenant they are set.

@@ -20,6 +20,7 @@ import (
 	"github.com/nats-io/nats.go/micro"
 
 	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/natsauth"
 )
 
 // Server serves go-kit endpoints as NATS micro endpoints. A micro handler
@@ -41,6 +42,7 @@ type Server struct {
 	log     *slog.Logger
 	timeout time.Duration
 	metrics *Metrics
+	trust   *natsauth.Trust
 }
 
 // HostMetadata is the micro metadata key holding the instance's host name.
@@ -55,10 +57,15 @@ type ServerConfig struct {
 	Workers int
 	Timeout time.Duration // used when a request carries no deadline; default 30s
 	Logger  *slog.Logger
+	// Trust verifies the signed principal of every request; required.
+	Trust *natsauth.Trust
 }
 
 // NewServer registers a micro service on nc.
 func NewServer(nc *nats.Conn, cfg ServerConfig) (*Server, error) {
+	if cfg.Trust == nil {
+		return nil, fmt.Errorf("natsx.NewServer %s: no trusted signers", cfg.Name)
+	}
 	if cfg.Workers <= 0 {
 		cfg.Workers = 128
 	}
@@ -80,7 +87,7 @@ func NewServer(nc *nats.Conn, cfg ServerConfig) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("natsx.NewServer %s: %w", cfg.Name, err)
 	}
-	return &Server{svc: svc, nc: nc, name: cfg.Name, workers: cfg.Workers, log: cfg.Logger, timeout: cfg.Timeout, metrics: m}, nil
+	return &Server{svc: svc, nc: nc, name: cfg.Name, workers: cfg.Workers, log: cfg.Logger, timeout: cfg.Timeout, metrics: m, trust: cfg.Trust}, nil
 }
 
 // DecodeFunc turns a NATS request into an endpoint's typed request.
@@ -94,10 +101,14 @@ type Route struct {
 	// *Request.
 	Decode   DecodeFunc
 	Endpoint endpoint.Endpoint
-	// Internal routes are called by other services, not through the
-	// gateway, and carry no caller; every other route acts for the tenant
-	// of the caller's claims.
+	// Internal routes act for no tenant (the gateway's credential checks,
+	// login); every other route acts for the tenant of the verified
+	// principal, whether a caller's or a service's own.
 	Internal bool
+	// Callers, when set, are the only signers whose principal the route
+	// accepts ("gateway" or a service's name), checked on the verified
+	// principal beside the NATS permissions of the subject.
+	Callers []string
 	// Idempotent routes answer a repeated Idempotency-Key with the first
 	// answer.
 	Idempotent bool
@@ -157,7 +168,12 @@ func (s *Server) serve(subject string, e endpoint.Endpoint, r micro.Request) {
 	defer s.wg.Done()
 	start := time.Now()
 	h := nats.Header(r.Headers())
-	ctx, cancel := requestContext(context.Background(), h, s.timeout)
+	p, err := verify(h, s.trust)
+	if err != nil {
+		s.metrics.observe(subject, s.replyError(context.Background(), subject, r, err), time.Since(start))
+		return
+	}
+	ctx, cancel := requestContext(context.Background(), h, p, s.timeout)
 	defer cancel()
 	req := &Request{Subject: r.Subject(), Body: r.Data(), ContentType: h.Get(HdrContentType), Header: h, Cursor: h.Get(HdrCursor)}
 	req.Params, _ = url.ParseQuery(h.Get(HdrParams))

@@ -18,6 +18,7 @@ import (
 
 	"github.com/ledgerplatform/ledger/pkg/db"
 	"github.com/ledgerplatform/ledger/pkg/migrate"
+	"github.com/ledgerplatform/ledger/pkg/natsauth"
 	"github.com/ledgerplatform/ledger/pkg/natsembed"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
 	"github.com/ledgerplatform/ledger/pkg/outbox"
@@ -58,7 +59,12 @@ func TestRelayOutlivesJetStream(t *testing.T) {
 	}
 	t.Cleanup(pool.Close) // after cancel, which stops the relay holding a connection
 	store := t.TempDir()
-	srv, err := natsembed.Start(store, "127.0.0.1", -1)
+	harness, err := natsauth.NewKey("harness")
+	if err != nil {
+		t.Fatal(err)
+	}
+	users := []natsembed.User{{PublicKey: harness.Public()}}
+	srv, err := natsembed.Start(store, "127.0.0.1", -1, users)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +74,7 @@ func TestRelayOutlivesJetStream(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Shutdown() })
-	nc, err := nats.Connect(url, nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
+	nc, err := harness.Connect(url, nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +154,7 @@ func TestRelayOutlivesJetStream(t *testing.T) {
 		t.Fatalf("outbox holds %d rows while JetStream is away, want 5", n)
 	}
 
-	if srv, err = natsembed.Start(store, "127.0.0.1", port); err != nil {
+	if srv, err = natsembed.Start(store, "127.0.0.1", port, users); err != nil {
 		t.Fatal(err)
 	}
 	within(15*time.Second, "the 5 events published after the restart", func() bool { return rows() == 0 && streamMsgs() == 8 })

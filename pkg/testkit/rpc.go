@@ -19,6 +19,7 @@ import (
 	"github.com/ledgerplatform/ledger/pkg/daemon"
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/pkg/migrate"
+	"github.com/ledgerplatform/ledger/pkg/natsauth"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
 )
 
@@ -26,9 +27,12 @@ import (
 // do, against a fresh database and an embedded NATS server, and the test
 // talks to them over NATS as the gateway and other services do.
 type RPC struct {
-	t      testing.TB
-	NC     *nats.Conn
-	JS     jetstream.JetStream
+	t testing.TB
+	// Bus is the NATS server; NC and JS are the harness's connection.
+	Bus *Bus
+	NC  *nats.Conn
+	JS  jetstream.JetStream
+	// Client signs as the gateway.
 	Client *natsx.Client
 	// DBURL and Pool (the schema owner) reach the database the services
 	// run on, for checks behind their back.
@@ -41,12 +45,14 @@ type RPC struct {
 // (the schemas of the services the test will start, and any it fakes).
 func NewRPC(t testing.TB, sets ...migrate.Set) *RPC {
 	t.Helper()
-	_, nc := NATS(t)
-	js, err := jetstream.New(nc)
+	bus := NewBus(t)
+	js, err := jetstream.New(bus.NC)
 	if err != nil {
 		t.Fatalf("testkit: %v", err)
 	}
-	h := &RPC{t: t, NC: nc, JS: js, Client: &natsx.Client{NC: nc, Timeout: 10 * time.Second}, Log: QuietLog()}
+	client := bus.Client(t, natsauth.Gateway)
+	client.Timeout = 10 * time.Second
+	h := &RPC{t: t, Bus: bus, NC: bus.NC, JS: js, Client: client, Log: QuietLog()}
 	if len(sets) > 0 {
 		h.DBURL = Postgres(t, sets...)
 		if h.Pool, err = pgxpool.New(context.Background(), h.DBURL); err != nil {
@@ -66,8 +72,8 @@ func QuietLog() *slog.Logger {
 }
 
 // Start runs svc's daemon until the test ends (or stop is called) and
-// returns once it serves. env is the service's environment (its own
-// settings). stop shuts the daemon down as a signal would and reports how
+// returns once it serves, on its own NATS connection with its own key.
+// env is the service's environment (its own settings). stop shuts the daemon down as a signal would and reports how
 // it stopped; calling it again does nothing.
 func (h *RPC) Start(svc daemon.Service, env map[string]string) (stop func() error) {
 	h.t.Helper()
@@ -75,10 +81,11 @@ func (h *RPC) Start(svc daemon.Service, env map[string]string) (stop func() erro
 	if err != nil {
 		h.t.Fatalf("testkit: %v", err)
 	}
+	cfg.NATSURL, cfg.Key, cfg.Trust = h.Bus.URL, h.Bus.Key(h.t, svc.Name), h.Bus.Trust
 	ctx, cancel := context.WithCancel(context.Background())
 	ready, done := make(chan struct{}), make(chan error, 1)
 	go func() {
-		done <- daemon.Run(ctx, svc, cfg, daemon.Deps{Pool: h.Pool, NC: h.NC, Log: h.Log, Ready: func() { close(ready) }})
+		done <- daemon.Run(ctx, svc, cfg, daemon.Deps{Pool: h.Pool, Log: h.Log, Ready: func() { close(ready) }})
 	}()
 	var once sync.Once
 	var stopErr error
@@ -105,10 +112,14 @@ func (h *RPC) Start(svc daemon.Service, env map[string]string) (stop func() erro
 // Rq is one request: who sends it and what it carries. Body is sent as is
 // when it is a string or []byte, and as JSON otherwise.
 type Rq struct {
-	As     *auth.Claims
-	Params map[string]string
-	Query  url.Values
-	Body   any
+	// As is the caller's principal, signed as the gateway signs it.
+	As *auth.Claims
+	// Service, when set, sends the request as that service does on its
+	// own: under its signed principal for As's tenant.
+	Service string
+	Params  map[string]string
+	Query   url.Values
+	Body    any
 	// IdempotencyKey, when set, travels as the gateway sends it.
 	IdempotencyKey string
 	ContentType    string
@@ -158,7 +169,11 @@ func (h *RPC) Call(subject string, r Rq) Reply {
 			h.t.Fatal(err)
 		}
 	}
-	resp, err := h.Client.Do(ctx, subject, req)
+	client := h.Client
+	if r.Service != "" {
+		client = h.Bus.Client(h.t, r.Service)
+	}
+	resp, err := client.Do(ctx, subject, req)
 	if err != nil {
 		h.t.Fatalf("%s: %v", subject, err)
 	}

@@ -18,12 +18,15 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/ory/dockertest/v3"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ledgerplatform/ledger/pkg/migrate"
+	"github.com/ledgerplatform/ledger/pkg/natsauth"
 	"github.com/ledgerplatform/ledger/pkg/natsembed"
+	"github.com/ledgerplatform/ledger/pkg/natsx"
 )
 
 // RandomID returns a short random hex string for names.
@@ -181,21 +184,101 @@ func template(ctx context.Context, base string, sets []migrate.Set) (string, err
 	return name, nil
 }
 
-// NATS starts an embedded NATS server with JetStream for the test and
-// returns its client URL and a connection.
-func NATS(t testing.TB) (string, *nats.Conn) {
+// Bus is an embedded NATS server with JetStream that admits the
+// platform's users (natsauth.Table) with fresh keys, plus the test harness.
+type Bus struct {
+	URL string
+	// NC is the harness's connection: it may publish and subscribe
+	// anywhere (to play peers that do not exist yet) but signs nothing.
+	NC   *nats.Conn
+	Keys natsauth.Keys
+	// Signers is PLATFORM_SIGNERS for Keys; Trust is it parsed.
+	Signers string
+	Trust   *natsauth.Trust
+	// Server is the embedded server, for tests that take NATS away.
+	Server  *server.Server
+	harness []byte
+}
+
+// NewBus starts a Bus for the test.
+func NewBus(t testing.TB) *Bus {
 	t.Helper()
-	s, err := natsembed.Start(t.TempDir(), "127.0.0.1", -1)
+	keys, err := natsauth.Generate()
+	if err != nil {
+		t.Fatalf("testkit: %v", err)
+	}
+	harness, err := natsauth.NewKey("harness")
+	if err != nil {
+		t.Fatalf("testkit: %v", err)
+	}
+	b := &Bus{Keys: keys, Signers: keys.Signers()}
+	if b.harness, err = harness.Seed(); err != nil {
+		t.Fatalf("testkit: %v", err)
+	}
+	if b.Trust, err = natsauth.ParseTrust(b.Signers); err != nil {
+		t.Fatalf("testkit: %v", err)
+	}
+	s, err := natsembed.Start(t.TempDir(), "127.0.0.1", -1, append(natsembed.Users(keys), natsembed.User{PublicKey: harness.Public()}))
 	if err != nil {
 		t.Fatalf("testkit: %v", err)
 	}
 	t.Cleanup(s.Shutdown)
-	nc, err := nats.Connect(s.ClientURL())
+	b.URL, b.Server = s.ClientURL(), s
+	if b.NC, err = harness.Connect(b.URL); err != nil {
+		t.Fatalf("testkit: %v", err)
+	}
+	t.Cleanup(b.NC.Close)
+	return b
+}
+
+// Key returns the key of name: its own for a user of natsauth.Table, the
+// harness's (which may do anything) under name for a service only a test
+// declares.
+func (b *Bus) Key(t testing.TB, name string) *natsauth.Key {
+	t.Helper()
+	if k := b.Keys[name]; k != nil {
+		return k
+	}
+	k, err := natsauth.ParseKey(name, b.harness)
 	if err != nil {
-		t.Fatalf("testkit: nats connect: %v", err)
+		t.Fatalf("testkit: %v", err)
+	}
+	return k
+}
+
+// Connect opens a connection as name (see Key), closed when the test ends.
+func (b *Bus) Connect(t testing.TB, name string) *nats.Conn {
+	t.Helper()
+	nc, err := b.Key(t, name).Connect(b.URL)
+	if err != nil {
+		t.Fatalf("testkit: %v", err)
 	}
 	t.Cleanup(nc.Close)
-	return s.ClientURL(), nc
+	return nc
+}
+
+// Client is a request client on the harness's connection that signs as
+// name: "gateway" sends the caller's claims as the gateway does.
+func (b *Bus) Client(t testing.TB, name string) *natsx.Client {
+	return &natsx.Client{NC: b.NC, Signer: b.Key(t, name), Timeout: 30 * time.Second}
+}
+
+// Env is the NATS part of the environment of a process called name.
+func (b *Bus) Env(t testing.TB, name string) map[string]string {
+	t.Helper()
+	seed, err := b.Key(t, name).Seed()
+	if err != nil {
+		t.Fatalf("testkit: %v", err)
+	}
+	return map[string]string{"NATS_URL": b.URL, "NATS_NKEY_SEED": string(seed), "PLATFORM_SIGNERS": b.Signers}
+}
+
+// NATS starts a Bus and returns its client URL and the harness's
+// connection.
+func NATS(t testing.TB) (string, *nats.Conn) {
+	t.Helper()
+	b := NewBus(t)
+	return b.URL, b.NC
 }
 
 var (

@@ -5,20 +5,19 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
-
 	"github.com/ledgerplatform/ledger/contracts/identityv1"
 	"github.com/ledgerplatform/ledger/pkg/auth"
 	"github.com/ledgerplatform/ledger/pkg/daemon"
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/pkg/mailseal"
-	"github.com/ledgerplatform/ledger/pkg/natsx"
+	"github.com/ledgerplatform/ledger/pkg/natsauth"
 	"github.com/ledgerplatform/ledger/pkg/testkit"
 	"github.com/ledgerplatform/ledger/services/identity"
 	"github.com/ledgerplatform/ledger/services/identity/identityd"
@@ -83,10 +82,13 @@ func start(t *testing.T, env map[string]string, deps daemon.Deps) (stop func() e
 	}
 }
 
-func verify(t *testing.T, nc *nats.Conn, token string) (*auth.Claims, error) {
+// verify asks identity to verify token as the gateway does.
+func verify(t *testing.T, bus *testkit.Bus, token string) (*auth.Claims, error) {
 	t.Helper()
 	var c auth.Claims
-	err := (&natsx.Client{NC: nc, Timeout: 10 * time.Second}).Call(context.Background(), identityv1.SubjectVerify, nil, identityv1.VerifyRequest{Token: token}, &c)
+	client := bus.Client(t, natsauth.Gateway)
+	client.Timeout = 10 * time.Second
+	err := client.Call(context.Background(), identityv1.SubjectVerify, nil, identityv1.VerifyRequest{Token: token}, &c)
 	return &c, err
 }
 
@@ -95,12 +97,13 @@ func verify(t *testing.T, nc *nats.Conn, token string) (*auth.Claims, error) {
 func TestRunIsRepeatable(t *testing.T) {
 	t.Parallel()
 	h := testkit.NewRPC(t, postgres.Migrations)
-	env := map[string]string{"BOOTSTRAP_API_KEY": bootstrapKey, "BOOTSTRAP_ADMIN_EMAIL": "ops@example.com"}
+	env := h.Bus.Env(t, "identity")
+	env["BOOTSTRAP_API_KEY"], env["BOOTSTRAP_ADMIN_EMAIL"] = bootstrapKey, "ops@example.com"
 
 	var tenantID string
 	for i := range 2 {
-		stop := start(t, env, daemon.Deps{Pool: h.Pool, NC: h.NC})
-		c, err := verify(t, h.NC, bootstrapKey)
+		stop := start(t, env, daemon.Deps{Pool: h.Pool})
+		c, err := verify(t, h.Bus, bootstrapKey)
 		if err != nil {
 			t.Fatalf("start %d: verify the bootstrap key: %v", i+1, err)
 		}
@@ -121,7 +124,7 @@ func TestRunIsRepeatable(t *testing.T) {
 		t.Errorf("after two starts: %d operator tenants, %d keys and %d invited admins, want 1, 1 and 1", operators, keys, admins)
 	}
 	// Once stopped, nobody answers.
-	if _, err := verify(t, h.NC, bootstrapKey); !errs.Is(err, errs.Unavailable) {
+	if _, err := verify(t, h.Bus, bootstrapKey); !errs.Is(err, errs.Unavailable) {
 		t.Errorf("verify after stop = %v, want UNAVAILABLE", err)
 	}
 }
@@ -130,9 +133,11 @@ func TestRunIsRepeatable(t *testing.T) {
 func TestRunOpensConnections(t *testing.T) {
 	t.Parallel()
 	url := testkit.Postgres(t, postgres.Migrations)
-	natsURL, nc := testkit.NATS(t)
-	stop := start(t, map[string]string{"DATABASE_URL": url, "NATS_URL": natsURL, "IDENTITY_DB_MAX_CONNS": "4", "BOOTSTRAP_API_KEY": bootstrapKey}, daemon.Deps{})
-	if _, err := verify(t, nc, bootstrapKey); err != nil {
+	bus := testkit.NewBus(t)
+	env := bus.Env(t, "identity")
+	env["DATABASE_URL"], env["IDENTITY_DB_MAX_CONNS"], env["BOOTSTRAP_API_KEY"] = url, "4", bootstrapKey
+	stop := start(t, env, daemon.Deps{})
+	if _, err := verify(t, bus, bootstrapKey); err != nil {
 		t.Errorf("verify: %v", err)
 	}
 	if err := stop(); err != nil {
@@ -177,10 +182,11 @@ func TestGeneratedKeyGoesToAFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := map[string]string{"BOOTSTRAP_KEY_FILE": file, "BOOTSTRAP_ADMIN_EMAIL": "ops@example.com", "MAILER_PUBLIC_KEY": mailseal.Encode(pub)}
+	env := h.Bus.Env(t, "identity")
+	env["BOOTSTRAP_KEY_FILE"], env["BOOTSTRAP_ADMIN_EMAIL"], env["MAILER_PUBLIC_KEY"] = file, "ops@example.com", mailseal.Encode(pub)
 	var logs bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	if err := start(t, env, daemon.Deps{Pool: h.Pool, NC: h.NC, Log: log})(); err != nil {
+	if err := start(t, env, daemon.Deps{Pool: h.Pool, Log: log})(); err != nil {
 		t.Fatal(err)
 	}
 	info, err := os.Stat(file)
@@ -224,8 +230,8 @@ func TestGeneratedKeyGoesToAFile(t *testing.T) {
 	}
 
 	// The key in the file is the operator's admin key.
-	stop := start(t, env, daemon.Deps{Pool: h.Pool, NC: h.NC})
-	c, err := verify(t, h.NC, key)
+	stop := start(t, env, daemon.Deps{Pool: h.Pool})
+	c, err := verify(t, h.Bus, key)
 	if err != nil || !c.Operator || !c.Has(auth.Admin) {
 		t.Errorf("verify the key from the file: %+v, %v", c, err)
 	}
@@ -249,6 +255,7 @@ func TestUnwritableKeyFile(t *testing.T) {
 	env := map[string]string{"BOOTSTRAP_KEY_FILE": filepath.Join(notADir, "bootstrap-key")}
 
 	h := testkit.NewRPC(t, postgres.Migrations)
+	maps.Copy(env, h.Bus.Env(t, "identity"))
 	svc, err := identityd.Service(getenv(env))
 	if err != nil {
 		t.Fatal(err)
@@ -259,17 +266,20 @@ func TestUnwritableKeyFile(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	err = daemon.Run(ctx, svc, cfg, daemon.Deps{Pool: h.Pool, NC: h.NC, Log: testkit.QuietLog()})
+	err = daemon.Run(ctx, svc, cfg, daemon.Deps{Pool: h.Pool, Log: testkit.QuietLog()})
 	if err == nil || !strings.Contains(err.Error(), "BOOTSTRAP_API_KEY") {
 		t.Fatalf("first start with an unwritable key file = %v, want an error pointing to BOOTSTRAP_API_KEY", err)
 	}
 
 	h = testkit.NewRPC(t, postgres.Migrations)
-	if err := start(t, map[string]string{"BOOTSTRAP_API_KEY": bootstrapKey}, daemon.Deps{Pool: h.Pool, NC: h.NC})(); err != nil {
+	withKey := h.Bus.Env(t, "identity")
+	withKey["BOOTSTRAP_API_KEY"] = bootstrapKey
+	maps.Copy(env, h.Bus.Env(t, "identity"))
+	if err := start(t, withKey, daemon.Deps{Pool: h.Pool})(); err != nil {
 		t.Fatal(err)
 	}
-	stop := start(t, env, daemon.Deps{Pool: h.Pool, NC: h.NC})
-	if _, err := verify(t, h.NC, bootstrapKey); err != nil {
+	stop := start(t, env, daemon.Deps{Pool: h.Pool})
+	if _, err := verify(t, h.Bus, bootstrapKey); err != nil {
 		t.Errorf("verify after a start without the key: %v", err)
 	}
 	if err := stop(); err != nil {

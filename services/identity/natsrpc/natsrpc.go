@@ -12,20 +12,22 @@ import (
 
 	"github.com/ledgerplatform/ledger/contracts/identityv1"
 	"github.com/ledgerplatform/ledger/pkg/auth"
+	"github.com/ledgerplatform/ledger/pkg/natsauth"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
 	"github.com/ledgerplatform/ledger/services/identity"
 )
 
 // Routes serves every request/reply subject of identityv1. Login,
 // forgot-password, setup-password and the gateway's verify come before
-// authentication (Internal: no caller); every other route acts for the
-// caller the gateway authenticated.
+// authentication (Internal: no tenant, and only the gateway may ask);
+// every other route acts for the caller the gateway authenticated.
 func Routes(svc *identity.Service) []natsx.Route {
+	gateway := []string{natsauth.Gateway}
 	return []natsx.Route{
-		{Subject: identityv1.SubjectLogin, Decode: natsx.JSON[identity.LoginInput], Endpoint: natsx.Typed(svc.Login), Internal: true},
-		{Subject: identityv1.SubjectForgotPassword, Decode: natsx.JSON[identity.ForgotPasswordInput], Endpoint: natsx.Typed(answered(svc.ForgotPassword)), Internal: true},
-		{Subject: identityv1.SubjectSetupPassword, Decode: natsx.JSON[identity.SetupPasswordInput], Endpoint: natsx.Typed(answered(svc.SetupPassword)), Internal: true},
-		{Subject: identityv1.SubjectVerify, Decode: natsx.JSON[identityv1.VerifyRequest], Internal: true,
+		{Subject: identityv1.SubjectLogin, Decode: natsx.JSON[identity.LoginInput], Endpoint: natsx.Typed(svc.Login), Internal: true, Callers: gateway},
+		{Subject: identityv1.SubjectForgotPassword, Decode: natsx.JSON[identity.ForgotPasswordInput], Endpoint: natsx.Typed(answered(svc.ForgotPassword)), Internal: true, Callers: gateway},
+		{Subject: identityv1.SubjectSetupPassword, Decode: natsx.JSON[identity.SetupPasswordInput], Endpoint: natsx.Typed(answered(svc.SetupPassword)), Internal: true, Callers: gateway},
+		{Subject: identityv1.SubjectVerify, Decode: natsx.JSON[identityv1.VerifyRequest], Internal: true, Callers: gateway,
 			Endpoint: natsx.Typed(func(ctx context.Context, in identityv1.VerifyRequest) (*auth.Claims, error) {
 				return svc.Verify(ctx, in.Token)
 			})},

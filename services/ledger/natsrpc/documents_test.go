@@ -103,20 +103,21 @@ func TestBookingWithDocumentRoute(t *testing.T) {
 
 // TestPostRoute: another service posts with a deterministic intent id;
 // a retry answers the posting already made, bad bookings name the field
-// under booking, and the route is internal (no caller claims).
+// under booking, and the route is internal: the bank's own signed
+// principal names the tenant.
 func TestPostRoute(t *testing.T) {
 	t.Parallel()
 	h := newDRHarness(t)
-	cmd := ledgerv1.PostRequest{TenantID: h.tenant, IntentID: uuid.NewString(), Source: "bank",
+	cmd := ledgerv1.PostRequest{IntentID: uuid.NewString(), Source: "bank",
 		Booking: ledgerv1.Booking{BookingDate: "2025-03-01", Description: "Bürobedarf per Karte", Lines: []ledgerv1.Line{
 			{AccountDebit: "6815", AccountCredit: "1800", Amount: money.MustParse("119.00"), TaxCode: "VSt19"}}}}
 
 	var first, again ledgerv1.Posted
-	h.rpc.OK(ledgerv1.SubjectPost, testkit.Rq{Body: cmd}, 200, &first)
+	h.rpc.OK(ledgerv1.SubjectPost, testkit.Rq{Service: "bank", As: h.claims, Body: cmd}, 200, &first)
 	if diff := cmp.Diff(ledgerv1.Posted{IntentID: cmd.IntentID, EventCount: 2}, first); diff != "" {
 		t.Fatalf("posted (-want +got):\n%s", diff)
 	}
-	h.rpc.OK(ledgerv1.SubjectPost, testkit.Rq{Body: cmd}, 200, &again)
+	h.rpc.OK(ledgerv1.SubjectPost, testkit.Rq{Service: "bank", As: h.claims, Body: cmd}, 200, &again)
 	if again != first {
 		t.Fatalf("retry answered %+v, want %+v", again, first)
 	}
@@ -142,7 +143,7 @@ func TestPostRoute(t *testing.T) {
 	bad := cmd
 	bad.IntentID = uuid.NewString()
 	bad.Booking.Lines = []ledgerv1.Line{{AccountDebit: "6815", AccountCredit: "1800", Amount: money.MustParse("1.001")}}
-	got := h.rpc.Fails(ledgerv1.SubjectPost, testkit.Rq{Body: bad}, 400, errs.InvalidInput)
+	got := h.rpc.Fails(ledgerv1.SubjectPost, testkit.Rq{Service: "bank", As: h.claims, Body: bad}, 400, errs.InvalidInput)
 	var fields []string
 	for _, d := range got.Err.Details {
 		fields = append(fields, d.Field)
@@ -150,10 +151,10 @@ func TestPostRoute(t *testing.T) {
 	if diff := cmp.Diff([]string{"booking.lines[0].amount"}, fields); diff != "" {
 		t.Fatalf("detail fields (-want +got):\n%s", diff)
 	}
-	got = h.rpc.Fails(ledgerv1.SubjectPost, testkit.Rq{Body: ledgerv1.PostRequest{TenantID: h.tenant, Booking: cmd.Booking}}, 400, errs.InvalidInput)
+	got = h.rpc.Fails(ledgerv1.SubjectPost, testkit.Rq{Service: "bank", As: h.claims, Body: ledgerv1.PostRequest{Booking: cmd.Booking}}, 400, errs.InvalidInput)
 	if len(got.Err.Details) != 2 || got.Err.Details[0].Field != "intent_id" || got.Err.Details[1].Field != "source" {
 		t.Fatalf("details %+v", got.Err.Details)
 	}
-	h.rpc.Fails(ledgerv1.SubjectPost, testkit.Rq{Body: `{"tenant_id":"x","extra":1}`}, 400, errs.InvalidInput)
+	h.rpc.Fails(ledgerv1.SubjectPost, testkit.Rq{Service: "bank", As: h.claims, Body: `{"tenant_id":"x","extra":1}`}, 400, errs.InvalidInput)
 	h.rpc.Fails(ledgerv1.SubjectJournalGet, testkit.Rq{As: h.claims, Params: map[string]string{"intent_id": bad.IntentID}}, 404, errs.NotFound)
 }

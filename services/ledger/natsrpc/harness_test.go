@@ -49,7 +49,10 @@ func drClaims() (string, *auth.Claims) {
 
 // drRq is one request; body is sent as is when []byte, else as JSON.
 type drRq struct {
-	as          *auth.Claims
+	as *auth.Claims
+	// service, when set, sends as that service does on its own, for the
+	// tenant of as (internal commands).
+	service     string
 	id          string // the path parameter id
 	query       url.Values
 	contentType string
@@ -67,7 +70,7 @@ type drReply struct {
 
 func (h *drHarness) call(t *testing.T, subject string, r drRq) drReply {
 	t.Helper()
-	rq := testkit.Rq{As: r.as, Query: r.query, Body: r.body, IdempotencyKey: r.idemKey, ContentType: r.contentType}
+	rq := testkit.Rq{As: r.as, Service: r.service, Query: r.query, Body: r.body, IdempotencyKey: r.idemKey, ContentType: r.contentType}
 	if r.id != "" {
 		rq.Params = map[string]string{"id": r.id}
 	}
@@ -137,9 +140,12 @@ const drDraftJSON = `{"booking_date":"2025-03-15","description":"Büromaterial",
 // createItem queues a draft over the internal subject.
 func (h *drHarness) createItem(t *testing.T, in ledgerv1.ReviewItemInput, status int) ledgerv1.ReviewItemCreated {
 	t.Helper()
-	if in.TenantID == "" {
-		in.TenantID = h.tenant
+	// The bank sends it: the tenant travels as its signed principal's.
+	as := h.claims
+	if in.TenantID != "" {
+		as = &auth.Claims{TenantID: in.TenantID}
 	}
+	in.TenantID = ""
 	if in.SourceType == "" {
 		in.SourceType = "manual"
 	}
@@ -147,7 +153,7 @@ func (h *drHarness) createItem(t *testing.T, in ledgerv1.ReviewItemInput, status
 		in.Suggestion = json.RawMessage(drDraftJSON)
 	}
 	var out ledgerv1.ReviewItemCreated
-	got := h.call(t, ledgerv1.SubjectReviewCreate, drRq{body: in})
+	got := h.call(t, ledgerv1.SubjectReviewCreate, drRq{service: "bank", as: as, body: in})
 	if got.status != status || got.code != "" {
 		t.Fatalf("create: %d %s %s, want %d", got.status, got.code, got.body, status)
 	}

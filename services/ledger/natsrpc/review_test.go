@@ -30,7 +30,7 @@ func TestReviewRoutes(t *testing.T) {
 	}
 	second := h.createItem(t, ledgerv1.ReviewItemInput{}, 201)
 	third := h.createItem(t, ledgerv1.ReviewItemInput{Suggestion: json.RawMessage(`{"booking_date":"2025-03-16","description":"Porto","lines":[{"account_debit":"6815","account_credit":"1800","amount":5}]}`)}, 201)
-	got := h.call(t, ledgerv1.SubjectReviewCreate, drRq{body: ledgerv1.ReviewItemInput{TenantID: h.tenant, SourceType: "fax", Suggestion: json.RawMessage(`{}`)}})
+	got := h.call(t, ledgerv1.SubjectReviewCreate, drRq{service: "bank", as: h.claims, body: ledgerv1.ReviewItemInput{SourceType: "fax", Suggestion: json.RawMessage(`{}`)}})
 	if got.status != 400 || got.code != errs.InvalidInput {
 		t.Fatalf("bad create: %d %s", got.status, got.code)
 	}

@@ -43,12 +43,29 @@ func Routes(svc *ledger.Service) []natsx.Route {
 		{Subject: ledgerv1.SubjectJournalCheckpoints, Decode: natsx.Nothing, Endpoint: natsx.Typed(func(ctx context.Context, _ struct{}) (ledgerv1.CheckpointList, error) {
 			return svc.Checkpoints(ctx, tenant(ctx))
 		})},
-		{Subject: ledgerv1.SubjectJournalFeed, Internal: true, Decode: natsx.JSON[ledgerv1.JournalFeedRequest], Endpoint: natsx.Typed(svc.JournalFeed)},
-		{Subject: ledgerv1.SubjectSetPeriodLock, Internal: true, Decode: natsx.JSON[ledgerv1.SetPeriodLock], Endpoint: natsx.Typed(func(ctx context.Context, cmd ledgerv1.SetPeriodLock) (ledgerv1.PeriodLockSet, error) {
-			err := svc.SetPeriodLock(ctx, cmd.TenantID, cmd.Period, cmd.Status, cmd.LockedBy)
+		// Commands of other services: the tenant is the one of the calling
+		// service's signed principal, never the body's.
+		{Subject: ledgerv1.SubjectJournalFeed, Callers: []string{"reporting"}, Decode: natsx.JSON[ledgerv1.JournalFeedRequest], Endpoint: natsx.Typed(func(ctx context.Context, r ledgerv1.JournalFeedRequest) (ledgerv1.JournalFeed, error) {
+			var err error
+			if r.TenantID, err = natsx.Tenant(ctx, r.TenantID); err != nil {
+				return ledgerv1.JournalFeed{}, err
+			}
+			return svc.JournalFeed(ctx, r)
+		})},
+		{Subject: ledgerv1.SubjectSetPeriodLock, Callers: []string{"periods"}, Decode: natsx.JSON[ledgerv1.SetPeriodLock], Endpoint: natsx.Typed(func(ctx context.Context, cmd ledgerv1.SetPeriodLock) (ledgerv1.PeriodLockSet, error) {
+			tenant, err := natsx.Tenant(ctx, cmd.TenantID)
+			if err == nil {
+				err = svc.SetPeriodLock(ctx, tenant, cmd.Period, cmd.Status, cmd.LockedBy)
+			}
 			return ledgerv1.PeriodLockSet{OK: err == nil, Period: cmd.Period, Status: cmd.Status}, err
 		})},
-		{Subject: ledgerv1.SubjectPost, Workers: postingWorkers, Internal: true, Decode: natsx.JSON[ledgerv1.PostRequest], Endpoint: natsx.Typed(svc.PostFor)},
+		{Subject: ledgerv1.SubjectPost, Callers: []string{"bank"}, Workers: postingWorkers, Decode: natsx.JSON[ledgerv1.PostRequest], Endpoint: natsx.Typed(func(ctx context.Context, r ledgerv1.PostRequest) (ledger.Posted, error) {
+			var err error
+			if r.TenantID, err = natsx.Tenant(ctx, r.TenantID); err != nil {
+				return ledger.Posted{}, err
+			}
+			return svc.PostFor(ctx, r)
+		})},
 
 		// Chart of accounts and tax codes.
 		{Subject: ledgerv1.SubjectAccountsList, Decode: accountFilter, Endpoint: natsx.Typed(func(ctx context.Context, f ledger.AccountFilter) (ledger.AccountPage, error) {
@@ -134,7 +151,11 @@ func Routes(svc *ledger.Service) []natsx.Route {
 			return natsx.Created(res), err
 		})},
 		// 201 for a new item, 200 when the id or the live source already has one.
-		{Subject: ledgerv1.SubjectReviewCreate, Internal: true, Decode: natsx.JSON[ledgerv1.ReviewItemInput], Endpoint: natsx.Typed(func(ctx context.Context, in ledgerv1.ReviewItemInput) (*natsx.Response, error) {
+		{Subject: ledgerv1.SubjectReviewCreate, Callers: []string{"bank"}, Decode: natsx.JSON[ledgerv1.ReviewItemInput], Endpoint: natsx.Typed(func(ctx context.Context, in ledgerv1.ReviewItemInput) (*natsx.Response, error) {
+			var err error
+			if in.TenantID, err = natsx.Tenant(ctx, in.TenantID); err != nil {
+				return nil, err
+			}
 			it, created, err := svc.CreateReviewItem(ctx, in)
 			return &natsx.Response{Status: map[bool]int{true: 201, false: 200}[created], Body: ledgerv1.ReviewItemCreated{ID: it.ID, Created: created}}, err
 		})},

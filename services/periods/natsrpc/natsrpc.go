@@ -32,8 +32,14 @@ func Routes(svc *periods.Service) []natsx.Route {
 		{Subject: periodsv1.SubjectTasksUpdate, Decode: decodeTaskChange, Endpoint: asCaller(func(ctx context.Context, c *auth.Claims, r taskChange) (periodsv1.Task, error) {
 			return svc.UpdateTask(ctx, c, r.ID, r.Change)
 		}), Idempotent: true},
-		// Internal: the tenant is in the body.
-		{Subject: periodsv1.SubjectStatus, Decode: natsx.JSON[periodsv1.StatusRequest], Endpoint: natsx.Typed(svc.Statuses), Internal: true},
+		// Internal: for reporting, the tenant of its signed principal.
+		{Subject: periodsv1.SubjectStatus, Callers: []string{"reporting"}, Decode: natsx.JSON[periodsv1.StatusRequest], Endpoint: natsx.Typed(func(ctx context.Context, r periodsv1.StatusRequest) (periodsv1.StatusReply, error) {
+			var err error
+			if r.TenantID, err = natsx.Tenant(ctx, r.TenantID); err != nil {
+				return periodsv1.StatusReply{}, err
+			}
+			return svc.Statuses(ctx, r)
+		})},
 	}
 }
 

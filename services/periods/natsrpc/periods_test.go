@@ -428,21 +428,32 @@ func TestStatusSubject(t *testing.T) {
 			map[string]string{"2025-03": "soft-locked"}},
 		{"an unknown tenant", periodsv1.StatusRequest{TenantID: periodstest.Tenant("x").TenantID}, map[string]string{}},
 	}
+	// Reporting asks, for the tenant of its own signed principal.
+	asReporting := func(req periodsv1.StatusRequest) testkit.Rq {
+		tenant := req.TenantID
+		req.TenantID = ""
+		return testkit.Rq{Service: "reporting", As: &auth.Claims{TenantID: tenant}, Body: req}
+	}
 	for _, tt := range tests {
 		var got periodsv1.StatusReply
-		h.OK(periodsv1.SubjectStatus, testkit.Rq{Body: tt.req}, http.StatusOK, &got)
+		h.OK(periodsv1.SubjectStatus, asReporting(tt.req), http.StatusOK, &got)
 		if diff := cmp.Diff(periodsv1.StatusReply{Statuses: tt.want}, got); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
 		}
 	}
-	for _, body := range []any{
-		periodsv1.StatusRequest{TenantID: "nope"},
-		periodsv1.StatusRequest{TenantID: c.TenantID, From: "2025-1"},
-		periodsv1.StatusRequest{TenantID: c.TenantID, To: "2025-14"},
-		`{"tenant_id":"` + c.TenantID + `","extra":1}`,
+	for _, rq := range []testkit.Rq{
+		asReporting(periodsv1.StatusRequest{TenantID: "nope"}),
+		asReporting(periodsv1.StatusRequest{TenantID: c.TenantID, From: "2025-1"}),
+		asReporting(periodsv1.StatusRequest{TenantID: c.TenantID, To: "2025-14"}),
+		{Service: "reporting", As: c, Body: `{"from":"2025-01","extra":1}`},
+		// The tenant is the principal's; a body naming one is refused.
+		{Service: "reporting", As: c, Body: periodsv1.StatusRequest{TenantID: other.TenantID}},
 	} {
-		h.Fails(periodsv1.SubjectStatus, testkit.Rq{Body: body}, http.StatusBadRequest, errs.InvalidInput)
+		h.Fails(periodsv1.SubjectStatus, rq, http.StatusBadRequest, errs.InvalidInput)
 	}
+	// Only reporting may ask.
+	h.Fails(periodsv1.SubjectStatus, testkit.Rq{As: c}, http.StatusForbidden, errs.Forbidden)
+	h.Fails(periodsv1.SubjectStatus, testkit.Rq{Service: "bank", As: c}, http.StatusForbidden, errs.Forbidden)
 }
 
 // Tenant B sees and changes nothing of tenant A.

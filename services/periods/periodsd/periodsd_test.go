@@ -3,9 +3,6 @@ package periodsd_test
 import (
 	"context"
 	"testing"
-	"time"
-
-	"github.com/nats-io/nats.go"
 
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
 	"github.com/ledgerplatform/ledger/contracts/periodsv1"
@@ -30,9 +27,10 @@ func service(t *testing.T) daemon.Service {
 	return svc
 }
 
-func softLock(nc *nats.Conn, c *auth.Claims, period string) (periodsv1.Period, error) {
+// softLock soft-locks a period as the gateway forwards c's request.
+func softLock(client *natsx.Client, c *auth.Claims, period string) (periodsv1.Period, error) {
 	var p periodsv1.Period
-	err := (&natsx.Client{NC: nc, Timeout: 10 * time.Second}).Call(auth.WithClaims(context.Background(), c), periodsv1.SubjectSoftLock,
+	err := client.Call(auth.WithClaims(context.Background(), c), periodsv1.SubjectSoftLock,
 		map[string][]string{"period": {period}}, nil, &p)
 	return p, err
 }
@@ -48,7 +46,7 @@ func TestRun(t *testing.T) {
 
 	for i, period := range []string{"2025-01", "2025-02"} {
 		stop := h.Start(svc, nil)
-		p, err := softLock(h.NC, c, period)
+		p, err := softLock(h.Client, c, period)
 		if err != nil || p.Status != "soft-locked" {
 			t.Fatalf("start %d: soft-lock = %+v, %v", i+1, p, err)
 		}
@@ -60,7 +58,7 @@ func TestRun(t *testing.T) {
 		t.Errorf("%d commands reached the ledger, want 2", n)
 	}
 	// Once stopped, nobody answers.
-	if _, err := softLock(h.NC, c, "2025-03"); !errs.Is(err, errs.Unavailable) {
+	if _, err := softLock(h.Client, c, "2025-03"); !errs.Is(err, errs.Unavailable) {
 		t.Errorf("soft-lock after stop = %v, want UNAVAILABLE", err)
 	}
 
@@ -97,7 +95,8 @@ func TestRunOpensConnections(t *testing.T) {
 	h := testkit.NewRPC(t, postgres.Migrations)
 	periodstest.StartPeers(t, h)
 	svc := service(t)
-	env := map[string]string{"DATABASE_URL": h.DBURL, "NATS_URL": h.NC.ConnectedUrl(), "PERIODS_DB_MAX_CONNS": "4"}
+	env := h.Bus.Env(t, "periods")
+	env["DATABASE_URL"], env["PERIODS_DB_MAX_CONNS"] = h.DBURL, "4"
 	cfg, err := daemon.LoadConfig(svc.Name, func(k string) string { return env[k] })
 	if err != nil {
 		t.Fatal(err)
@@ -110,7 +109,7 @@ func TestRunOpensConnections(t *testing.T) {
 	case err := <-done:
 		t.Fatalf("Run returned before serving: %v", err)
 	}
-	if _, err := softLock(h.NC, periodstest.Tenant("Own"), "2025-01"); err != nil {
+	if _, err := softLock(h.Client, periodstest.Tenant("Own"), "2025-01"); err != nil {
 		t.Errorf("soft-lock: %v", err)
 	}
 	cancel()

@@ -65,7 +65,12 @@ func (p *exportPeers) routes() []natsx.Route {
 			if err := natsx.Decode(r.Body, &fr); err != nil {
 				return nil, err
 			}
-			if fr.TenantID != exportTenant || fr.Limit < 1 || fr.Limit > 5000 {
+			// The tenant is the one of reporting's signed principal.
+			tenant, err := natsx.Tenant(ctx, fr.TenantID)
+			if err != nil {
+				return nil, err
+			}
+			if tenant != exportTenant || natsx.Caller(ctx) != "reporting" || fr.Limit < 1 || fr.Limit > 5000 {
 				return nil, errs.Invalid("bad feed request")
 			}
 			f := ledgerv1.JournalFeed{Lines: []ledgerv1.JournalLine{}, Last: fr.After, Head: p.n}

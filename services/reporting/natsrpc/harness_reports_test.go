@@ -97,10 +97,15 @@ func (l *rptLedger) routes() []natsx.Route {
 			if r.Limit < 1 || r.Limit > 5000 {
 				return nil, errs.Invalid("limit must be 1..5000")
 			}
+			// The tenant is the one of reporting's signed principal.
+			tenant, err := natsx.Tenant(ctx, r.TenantID)
+			if err != nil {
+				return nil, err
+			}
 			l.mu.Lock()
 			defer l.mu.Unlock()
 			l.feeds++
-			lines, ok := l.journal[r.TenantID]
+			lines, ok := l.journal[tenant]
 			if !ok {
 				return nil, errs.NotFoundf("tenant has no journal")
 			}

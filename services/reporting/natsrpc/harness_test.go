@@ -4,10 +4,10 @@ import (
 	"context"
 	"mime"
 	"testing"
-	"time"
 
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
 	"github.com/ledgerplatform/ledger/pkg/daemon"
+	"github.com/ledgerplatform/ledger/pkg/natsauth"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
 	"github.com/ledgerplatform/ledger/pkg/testkit"
 	"github.com/ledgerplatform/ledger/services/reporting"
@@ -29,7 +29,7 @@ type rpc struct {
 func startReporting(t *testing.T, peers []natsx.Route, adjust func(daemon.Env, *reporting.Service, *daemon.Parts)) *rpc {
 	t.Helper()
 	h := testkit.NewRPC(t, postgres.Migrations)
-	r := &rpc{RPC: h, client: &natsx.Client{NC: h.NC, Timeout: 30 * time.Second}}
+	r := &rpc{RPC: h, client: h.Bus.Client(t, natsauth.Gateway)}
 	// The ledger owns its stream and creates it at start-up.
 	if err := (natsx.Stream{Name: ledgerv1.StreamEvents, Subjects: []string{ledgerv1.EventsFilter}}).Ensure(context.Background(), h.JS); err != nil {
 		t.Fatal(err)

@@ -21,12 +21,17 @@ func Routes(svc *reporting.Service) []natsx.Route {
 			Endpoint: natsx.Typed(func(ctx context.Context, q reportQuery) (any, error) {
 				return svc.Report(ctx, natsx.Claims(ctx).TenantID, q.Type, q.Period)
 			})},
-		// Internal: the tenant is in the body. A rebuild runs in one
+		// Internal: only reporting's own key (an operator's tool) may ask,
+		// for the tenant of its signed principal. A rebuild runs in one
 		// transaction and may take a while for a large journal; callers give
 		// it a deadline to match.
-		{Subject: reportingv1.SubjectRebuild, Internal: true, Decode: natsx.JSON[reportingv1.RebuildRequest],
+		{Subject: reportingv1.SubjectRebuild, Callers: []string{"reporting"}, Decode: natsx.JSON[reportingv1.RebuildRequest],
 			Endpoint: natsx.Typed(func(ctx context.Context, in reportingv1.RebuildRequest) (reporting.RebuildResult, error) {
-				return svc.Rebuild(ctx, in.TenantID)
+				tenant, err := natsx.Tenant(ctx, in.TenantID)
+				if err != nil {
+					return reporting.RebuildResult{}, err
+				}
+				return svc.Rebuild(ctx, tenant)
 			})},
 		{Subject: reportingv1.SubjectDATEVExport, Decode: decodeDATEV,
 			Endpoint: natsx.Typed(func(ctx context.Context, q datevQuery) (*natsx.Response, error) {

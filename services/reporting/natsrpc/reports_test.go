@@ -14,6 +14,7 @@ import (
 
 	"github.com/ledgerplatform/ledger/contracts/money"
 	"github.com/ledgerplatform/ledger/contracts/reportingv1"
+	contractrpc "github.com/ledgerplatform/ledger/contracts/rpc"
 	"github.com/ledgerplatform/ledger/pkg/auth"
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/services/reporting"
@@ -489,7 +490,7 @@ func TestRebuildEqualsLive(t *testing.T) {
 
 	ctx := context.Background()
 	var res reporting.RebuildResult
-	if err := h.client.Call(ctx, reportingv1.SubjectRebuild, nil, reportingv1.RebuildRequest{TenantID: tenant}, &res); err != nil {
+	if err := h.Bus.Client(t, "reporting").Call(contractrpc.ForTenant(ctx, tenant), reportingv1.SubjectRebuild, nil, nil, &res); err != nil {
 		t.Fatal(err)
 	}
 	if res.TenantID != tenant || res.LastNumber != h.head(t, tenant) || res.LastNumber < 400 {
@@ -508,10 +509,10 @@ func TestRebuildEqualsLive(t *testing.T) {
 	}
 
 	// A tenant the ledger does not know rebuilds to nothing; a bad id is 400.
-	if err := h.client.Call(ctx, reportingv1.SubjectRebuild, nil, reportingv1.RebuildRequest{TenantID: uuid.NewString()}, &res); err != nil || res.LastNumber != 0 {
+	if err := h.Bus.Client(t, "reporting").Call(contractrpc.ForTenant(ctx, uuid.NewString()), reportingv1.SubjectRebuild, nil, nil, &res); err != nil || res.LastNumber != 0 {
 		t.Errorf("rebuild of an unknown tenant: %+v %v", res, err)
 	}
-	if err := h.client.Call(ctx, reportingv1.SubjectRebuild, nil, reportingv1.RebuildRequest{TenantID: "x"}, nil); !errs.Is(err, errs.InvalidInput) {
+	if err := h.Bus.Client(t, "reporting").Call(contractrpc.ForTenant(ctx, "x"), reportingv1.SubjectRebuild, nil, nil, nil); !errs.Is(err, errs.InvalidInput) {
 		t.Errorf("rebuild of tenant x: %v", err)
 	}
 }

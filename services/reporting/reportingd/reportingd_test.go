@@ -37,7 +37,8 @@ func TestService(t *testing.T) {
 	peers := []natsx.Route{
 		fake(ledgerv1.SubjectJournalFeed, func(ctx context.Context, r *natsx.Request) (any, error) {
 			var in ledgerv1.JournalFeedRequest
-			if err := json.Unmarshal(r.Body, &in); err != nil || in.TenantID != tenant {
+			// The tenant is the one of reporting's signed principal.
+			if err := json.Unmarshal(r.Body, &in); err != nil || in.TenantID != "" || natsx.Claims(ctx) == nil || natsx.Claims(ctx).TenantID != tenant {
 				return nil, errs.NotFoundf("tenant has no journal")
 			}
 			feed := ledgerv1.JournalFeed{Lines: []ledgerv1.JournalLine{}, Last: in.After, Head: 1}
@@ -106,7 +107,7 @@ func TestService(t *testing.T) {
 		return false
 	})
 	var res reporting.RebuildResult
-	h.OK(reportingv1.SubjectRebuild, testkit.Rq{Body: reportingv1.RebuildRequest{TenantID: tenant}}, 200, &res)
+	h.OK(reportingv1.SubjectRebuild, testkit.Rq{Service: "reporting", As: &auth.Claims{TenantID: tenant}}, 200, &res)
 	if res.LastNumber != 1 {
 		t.Errorf("rebuild: %+v", res)
 	}

@@ -82,7 +82,7 @@ func StartPeers(t testing.TB, h *testkit.RPC) *Peers {
 	}()
 	t.Cleanup(func() { close(stop); <-relayDone })
 	p.stopLedger = h.Start(p.service("ledger", []natsx.Stream{{Name: ledgerv1.StreamEvents, Subjects: []string{ledgerv1.EventsFilter}}},
-		natsx.Route{Subject: ledgerv1.SubjectSetPeriodLock, Decode: natsx.JSON[ledgerv1.SetPeriodLock], Endpoint: natsx.Typed(p.setLock), Internal: true},
+		natsx.Route{Subject: ledgerv1.SubjectSetPeriodLock, Callers: []string{"periods"}, Decode: natsx.JSON[ledgerv1.SetPeriodLock], Endpoint: natsx.Typed(p.setLock)},
 		natsx.Route{Subject: ledgerv1.SubjectReviewCount, Decode: natsx.Nothing, Endpoint: natsx.Typed(p.reviewCount)}), nil)
 	h.Start(p.service("identity", nil,
 		natsx.Route{Subject: identityv1.SubjectTenantGet, Decode: natsx.Nothing, Endpoint: natsx.Typed(p.tenant)}), nil)
@@ -98,6 +98,10 @@ func (p *Peers) service(name string, streams []natsx.Stream, routes ...natsx.Rou
 // setLock answers the lock command like the ledger: it validates, records
 // the state and has period_lock_set published with a fresh event id.
 func (p *Peers) setLock(ctx context.Context, cmd ledgerv1.SetPeriodLock) (ledgerv1.PeriodLockSet, error) {
+	var err error
+	if cmd.TenantID, err = natsx.Tenant(ctx, cmd.TenantID); err != nil {
+		return ledgerv1.PeriodLockSet{}, err
+	}
 	if !periods.ValidID(cmd.TenantID) || !periodRe.MatchString(cmd.Period) {
 		return ledgerv1.PeriodLockSet{}, errs.Invalid("bad lock command")
 	}
