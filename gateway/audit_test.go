@@ -14,6 +14,7 @@ import (
 
 	"github.com/ledgerplatform/ledger/contracts/gatewayv1"
 	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/natsauth"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
 	"github.com/ledgerplatform/ledger/pkg/testkit"
 )
@@ -24,8 +25,9 @@ import (
 // unaudited (and audits the refusal); once the stream takes them every
 // record arrives, exactly once, and calls are served again.
 func TestAuditNeverDropsRecords(t *testing.T) {
-	_, nc := testkit.NATS(t)
-	g, err := New(Config{AuditBuffer: 3}, Deps{NC: nc, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	bus := testkit.NewBus(t)
+	nc := bus.NC
+	g, err := New(Config{AuditBuffer: 3}, Deps{NC: nc, Signer: bus.Keys[natsauth.Gateway], Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/ledgerplatform/ledger/contracts/reportingv1"
 	"github.com/ledgerplatform/ledger/pkg/auth"
 	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/natsauth"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
 	"github.com/ledgerplatform/ledger/pkg/testkit"
 )
@@ -74,7 +75,8 @@ type edgeGateway struct {
 
 func newEdgeGateway(t *testing.T, cfg Config) *edgeGateway {
 	t.Helper()
-	_, nc := testkit.NATS(t)
+	bus := testkit.NewBus(t)
+	nc := bus.NC
 	js, err := jetstream.New(nc)
 	if err != nil {
 		t.Fatal(err)
@@ -94,7 +96,7 @@ func newEdgeGateway(t *testing.T, cfg Config) *edgeGateway {
 		}
 		return errorMsg(errs.Unauthenticated, "invalid credential")
 	})
-	g, err := New(cfg, Deps{NC: nc, Limiter: NewRedisLimiter(rdb, prefix), Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	g, err := New(cfg, Deps{NC: nc, Signer: bus.Keys[natsauth.Gateway], Limiter: NewRedisLimiter(rdb, prefix), Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}

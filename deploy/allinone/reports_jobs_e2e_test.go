@@ -126,7 +126,7 @@ func TestReportsExportJobs(t *testing.T) {
 			journal = b
 		}
 	}
-	if index.DataSupplier.Name != "Export Jobs GmbH" || len(index.Media.Tables) != 4 || index.Media.Tables[0].URL != "journal.csv" {
+	if index.DataSupplier.Name != "Export Jobs GmbH" || len(index.Media.Tables) != 5 || index.Media.Tables[0].URL != "journal.csv" || index.Media.Tables[4].URL != "checkpoints.csv" {
 		t.Fatalf("index.xml: %+v", index)
 	}
 	if n := bytes.Count(journal, []byte("\r\n")); n != 1+events {

@@ -72,6 +72,8 @@ var Table = map[string]Permissions{
 	Gateway: func() Permissions {
 		p := common(Gateway, []string{gatewayv1.StreamCalls}, nil, []string{
 			"identity.v1.>", "ledger.v1.>", "periods.v1.>", "reporting.v1.>", "bank.v1.>", gatewayv1.CallsFilter,
+			// Readiness: authentication fails closed when identity is gone.
+			"$SRV.PING." + identityv1.ServiceName,
 		}, []string{identityv1.EventsFilter})
 		p.PublishDeny = slices.Clone(internal)
 		return p
@@ -86,6 +88,7 @@ var Table = map[string]Permissions{
 	"reporting": service("reporting", []string{reportingv1.StreamJobs}, []string{ledgerv1.StreamEvents},
 		[]string{reportingv1.JobsFilter},
 		ledgerv1.SubjectJournalFeed, ledgerv1.SubjectAccountsList, ledgerv1.SubjectTaxCodesList, ledgerv1.SubjectJournalVerify,
+		ledgerv1.SubjectJournalCheckpoints,
 		identityv1.SubjectTenantGet, periodsv1.SubjectStatus),
 	"bank": service("bank", []string{bankv1.StreamEvents}, nil,
 		[]string{bankv1.EventsFilter}, ledgerv1.SubjectPost, ledgerv1.SubjectReviewCreate),

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
+	"github.com/ledgerplatform/ledger/pkg/auth"
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/pkg/testkit"
 	"github.com/ledgerplatform/ledger/services/ledger/internal/ledgertest"
@@ -53,7 +54,8 @@ func TestChainCheckpointRoutes(t *testing.T) {
 		t.Fatalf("the schedule signed an unmoved head again: %+v", again)
 	}
 
-	h.OK(ledgerv1.SubjectSetPeriodLock, testkit.Rq{Body: ledgerv1.SetPeriodLock{TenantID: tenant, Period: "2025-03", Status: ledgerv1.PeriodHardLocked, LockedBy: "tester"}}, 200, nil)
+	h.OK(ledgerv1.SubjectSetPeriodLock, testkit.Rq{Service: "periods", As: &auth.Claims{TenantID: tenant},
+		Body: ledgerv1.SetPeriodLock{Period: "2025-03", Status: ledgerv1.PeriodHardLocked, LockedBy: "tester"}}, 200, nil)
 	n := len(cps)
 	if cps = checkpoints(); len(cps) != n+1 || cps[n].Reason != "lock 2025-03 hard-locked" || cps[n].JournalNumber != 4 {
 		t.Fatalf("checkpoints after the lock: %+v", cps)
