@@ -43,7 +43,8 @@ import (
 // once, so no stream has a quorum for 10 s. Afterwards nothing
 // may be missing: every intent has its intent_posted event in the stream
 // (exactly one), every answered call its audit row, every outbox is empty
-// and every durable consumer has caught up.
+// and every durable consumer has caught up; and no node refused the
+// platform a publish or subscription.
 //
 // It is `make chaos` (build tag chaos): about two minutes on two cores.
 func TestChaos(t *testing.T) {
@@ -178,6 +179,7 @@ func TestChaos(t *testing.T) {
 		t.Errorf("%d intents in the journal, but %d postings were answered 201", intents, statuses[201])
 	}
 	t.Logf("%d intents posted, %d intent_posted events", intents, info.State.Subjects[ledgerv1.EventIntentPosted])
+	c.noViolations(t)
 }
 
 // chaosLoad collects what the load saw.
@@ -430,6 +432,27 @@ func (c *cluster) refusesAnonymous(t *testing.T) {
 			t.Errorf("%s admitted an anonymous connection", n.name)
 		} else if !errors.Is(err, nats.ErrAuthorization) {
 			t.Errorf("%s: anonymous connection failed with %v, want %v", n.name, err, nats.ErrAuthorization)
+		}
+	}
+}
+
+// noViolations checks that no node refused a publish or subscription: the
+// permissions of natsauth.Table allow everything the platform does.
+func (c *cluster) noViolations(t *testing.T) {
+	t.Helper()
+	for _, n := range c.nodes {
+		b, err := os.ReadFile(n.log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var refused []string
+		for line := range strings.Lines(string(b)) {
+			if strings.Contains(line, "Violation - ") {
+				refused = append(refused, strings.TrimSpace(line))
+			}
+		}
+		if len(refused) > 0 {
+			t.Errorf("%s refused %d times, first: %s", n.name, len(refused), strings.Join(refused[:min(5, len(refused))], "\n"))
 		}
 	}
 }
