@@ -25,6 +25,7 @@ import (
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
 	"github.com/ledgerplatform/ledger/deploy/allinone"
 	"github.com/ledgerplatform/ledger/gateway/gatewayd"
+	"github.com/ledgerplatform/ledger/pkg/natsauth"
 	"github.com/ledgerplatform/ledger/pkg/testkit"
 	identitypg "github.com/ledgerplatform/ledger/services/identity/postgres"
 	ledgerpg "github.com/ledgerplatform/ledger/services/ledger/postgres"
@@ -33,19 +34,23 @@ import (
 )
 
 // TestChaos runs the platform on a 3-node NATS cluster of real processes
-// (deploy/chaos/natsnode) with streams of 3 replicas, posts bookings through
+// (deploy/chaos/natsnode) with streams of 3 replicas, which admits only the
+// platform's NKEYs with the permissions of natsauth.Table (the rendering
+// every deployment uses) and refuses anonymous connections, posts bookings through
 // the gateway without pause, and kills one node after another with SIGKILL
 // for 10 s: first the leader of the ledger's stream, then the leader of the
 // gateway's audit stream, then any node not killed yet; last two nodes at
 // once, so no stream has a quorum for 10 s. Afterwards nothing
 // may be missing: every intent has its intent_posted event in the stream
 // (exactly one), every answered call its audit row, every outbox is empty
-// and every durable consumer has caught up.
+// and every durable consumer has caught up; and no node refused the
+// platform a publish or subscription.
 //
 // It is `make chaos` (build tag chaos): about two minutes on two cores.
 func TestChaos(t *testing.T) {
 	c := startCluster(t, 3)
 	ctx := context.Background()
+	c.refusesAnonymous(t)
 
 	// A stream made before replicas were configured is raised to 3.
 	if _, err := c.js.CreateStream(ctx, jetstream.StreamConfig{Name: ledgerv1.StreamEvents, Subjects: []string{ledgerv1.EventsFilter}, Storage: jetstream.FileStorage}); err != nil {
@@ -123,6 +128,7 @@ func TestChaos(t *testing.T) {
 	time.Sleep(2 * time.Second)
 	close(stop)
 	wg.Wait()
+	c.refusesAnonymous(t) // restarted nodes too
 
 	ids, statuses, transport := load.result()
 	t.Logf("%d calls answered by status %v; %d transport errors", len(ids), statuses, len(transport))
@@ -173,6 +179,7 @@ func TestChaos(t *testing.T) {
 		t.Errorf("%d intents in the journal, but %d postings were answered 201", intents, statuses[201])
 	}
 	t.Logf("%d intents posted, %d intent_posted events", intents, info.State.Subjects[ledgerv1.EventIntentPosted])
+	c.noViolations(t)
 }
 
 // chaosLoad collects what the load saw.
@@ -226,8 +233,9 @@ func outboxSchemas(t testing.TB, pool *pgxpool.Pool) []string {
 	return out
 }
 
-// startPlatformOnCluster is startPlatform with the cluster for NATS,
-// reached through NATS_URL as a deployment would, and streams of 3 replicas.
+// startPlatformOnCluster is startPlatform with the cluster for NATS, every
+// part logging in with its own key of the cluster's, and streams of 3
+// replicas.
 func startPlatformOnCluster(t *testing.T, c *cluster, overrides env) *platform {
 	t.Helper()
 	dbURL := testkit.Postgres(t, identitypg.Migrations, ledgerpg.Migrations, periodspg.Migrations, reportingpg.Migrations)
@@ -237,8 +245,8 @@ func startPlatformOnCluster(t *testing.T, c *cluster, overrides env) *platform {
 		"BOOTSTRAP_API_KEY":    key,
 		"GATEWAY_ADDR":         "127.0.0.1:0",
 		"REDIS_KEY_PREFIX":     prefix,
-		"NATS_URL":             c.url,
 		"NATS_STREAM_REPLICAS": "3",
+		"DATA_DIR":             t.TempDir(), // the ledger's checkpoint key
 	}
 	for k, v := range overrides {
 		vars[k] = v
@@ -251,7 +259,7 @@ func startPlatformOnCluster(t *testing.T, c *cluster, overrides env) *platform {
 	addr := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- allinone.Run(ctx, cfg, allinone.Deps{DatabaseURL: dbURL, Deps: gatewayd.Deps{Redis: rdb, Log: testLogger(t), Ready: func(a string) { addr <- a }}})
+		done <- allinone.Run(ctx, cfg, allinone.Deps{DatabaseURL: dbURL, NATSURL: c.url, Keys: c.keys, Deps: gatewayd.Deps{Redis: rdb, Log: testLogger(t), Ready: func(a string) { addr <- a }}})
 	}()
 	t.Cleanup(func() {
 		cancel()
@@ -277,11 +285,14 @@ func startPlatformOnCluster(t *testing.T, c *cluster, overrides env) *platform {
 	return p
 }
 
-// cluster is n natsnode processes routed to each other.
+// cluster is n natsnode processes routed to each other. They admit the
+// users of natsauth.Table with keys, and the harness (nc) with every
+// permission.
 type cluster struct {
 	nodes []*natsNode
 	url   string // every node's client URL, comma-separated
-	nc    *nats.Conn
+	keys  natsauth.Keys
+	nc    *nats.Conn // the harness's connection
 	js    jetstream.JetStream
 }
 
@@ -289,6 +300,7 @@ type natsNode struct {
 	name, clientAddr string
 	bin              string
 	args             []string
+	env              []string
 	log              string
 	cmd              *exec.Cmd
 }
@@ -304,17 +316,35 @@ func startCluster(t *testing.T, n int) *cluster {
 	if out, err := exec.Command(gobin, "build", "-o", bin, "../chaos/natsnode").CombinedOutput(); err != nil {
 		t.Fatalf("build natsnode: %v\n%s", err, out)
 	}
+	// The authorization of every deployment (deploy/nats/auth.conf): the
+	// users of natsauth.Table, public keys from NKEY_<NAME>.
+	keys, err := natsauth.Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	harness, err := natsauth.NewKey("harness")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf := filepath.Join(dir, "auth.conf")
+	if err := os.WriteFile(conf, []byte(natsauth.Conf()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	nodeEnv := os.Environ()
+	for _, name := range natsauth.Names() {
+		nodeEnv = append(nodeEnv, natsauth.EnvPublicKey(name)+"="+keys[name].Public())
+	}
 	ports := freePorts(t, 2*n)
 	var routes, urls []string
 	for i := range n {
 		routes = append(routes, fmt.Sprintf("nats-route://127.0.0.1:%d", ports[n+i]))
 		urls = append(urls, fmt.Sprintf("nats://127.0.0.1:%d", ports[i]))
 	}
-	c := &cluster{url: strings.Join(urls, ",")}
+	c := &cluster{url: strings.Join(urls, ","), keys: keys}
 	for i := range n {
 		name := fmt.Sprintf("n%d", i)
-		node := &natsNode{name: name, bin: bin, clientAddr: fmt.Sprintf("127.0.0.1:%d", ports[i]), log: filepath.Join(dir, name+".log")}
-		node.args = []string{"-name", name, "-listen", node.clientAddr, "-cluster", fmt.Sprintf("127.0.0.1:%d", ports[n+i]),
+		node := &natsNode{name: name, bin: bin, clientAddr: fmt.Sprintf("127.0.0.1:%d", ports[i]), env: nodeEnv, log: filepath.Join(dir, name+".log")}
+		node.args = []string{"-config", conf, "-harness-nkey", harness.Public(), "-name", name, "-listen", node.clientAddr, "-cluster", fmt.Sprintf("127.0.0.1:%d", ports[n+i]),
 			"-routes", strings.Join(routes, ","), "-store", filepath.Join(dir, name)}
 		node.start(t)
 		c.nodes = append(c.nodes, node)
@@ -330,8 +360,7 @@ func startCluster(t *testing.T, n int) *cluster {
 			}
 		}
 	})
-	var err error
-	if c.nc, err = nats.Connect(c.url, nats.MaxReconnects(-1), nats.ReconnectWait(100*time.Millisecond)); err != nil {
+	if c.nc, err = harness.Connect(c.url, nats.MaxReconnects(-1), nats.ReconnectWait(100*time.Millisecond)); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.nc.Close)
@@ -355,6 +384,7 @@ func (n *natsNode) start(t *testing.T) {
 	}
 	defer f.Close()
 	n.cmd = exec.Command(n.bin, n.args...)
+	n.cmd.Env = n.env
 	n.cmd.Stdout, n.cmd.Stderr = f, f
 	if err := n.cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", n.name, err)
@@ -388,6 +418,42 @@ func (n *natsNode) stop() {
 	case <-time.After(10 * time.Second):
 		_ = n.cmd.Process.Kill()
 		<-done
+	}
+}
+
+// refusesAnonymous checks that every node refuses a connection without a
+// key: the cluster runs with authentication, as every deployment does.
+func (c *cluster) refusesAnonymous(t *testing.T) {
+	t.Helper()
+	for _, n := range c.nodes {
+		nc, err := nats.Connect("nats://"+n.clientAddr, nats.NoReconnect(), nats.Timeout(5*time.Second))
+		if err == nil {
+			nc.Close()
+			t.Errorf("%s admitted an anonymous connection", n.name)
+		} else if !errors.Is(err, nats.ErrAuthorization) {
+			t.Errorf("%s: anonymous connection failed with %v, want %v", n.name, err, nats.ErrAuthorization)
+		}
+	}
+}
+
+// noViolations checks that no node refused a publish or subscription: the
+// permissions of natsauth.Table allow everything the platform does.
+func (c *cluster) noViolations(t *testing.T) {
+	t.Helper()
+	for _, n := range c.nodes {
+		b, err := os.ReadFile(n.log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var refused []string
+		for line := range strings.Lines(string(b)) {
+			if strings.Contains(line, "Violation - ") {
+				refused = append(refused, strings.TrimSpace(line))
+			}
+		}
+		if len(refused) > 0 {
+			t.Errorf("%s refused %d times, first: %s", n.name, len(refused), strings.Join(refused[:min(5, len(refused))], "\n"))
+		}
 	}
 }
 

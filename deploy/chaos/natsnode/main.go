@@ -7,8 +7,12 @@
 //
 // -config reads a nats-server configuration file first (accounts, users,
 // authorization, TLS…); the flags given then override its listen
-// addresses, routes and store. Acknowledged messages are fsynced before the
-// acknowledgement (sync_interval: always), as in deploy/nats/nats.conf.
+// addresses, routes and store. The fault test gives it the authorization
+// block of every deployment (pkg/natsauth.Conf, public keys from the
+// environment, NKEY_<NAME>) and, with -harness-nkey, one more NKEY without
+// restrictions for its own inspecting connection. Acknowledged messages are
+// fsynced before the acknowledgement (sync_interval: always), as in
+// deploy/nats/nats.conf.
 package main
 
 import (
@@ -41,6 +45,7 @@ func run(args []string) error {
 	clusterName := fs.String("cluster-name", "chaos", "cluster name")
 	routes := fs.String("routes", "", "comma-separated nats-route:// URLs of the peers (itself may be listed)")
 	store := fs.String("store", "", "JetStream store directory (required)")
+	harness := fs.String("harness-nkey", "", "public NKEY (U…) admitted with every permission, besides the users of -config (a test's own connection)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -55,6 +60,9 @@ func run(args []string) error {
 		}
 	}
 	opts.ServerName = *name
+	if *harness != "" {
+		opts.Nkeys = append(opts.Nkeys, &server.NkeyUser{Nkey: *harness})
+	}
 	var err error
 	if opts.Host, opts.Port, err = hostPort(*listen); err != nil {
 		return fmt.Errorf("-listen: %w", err)
