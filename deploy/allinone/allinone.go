@@ -183,7 +183,12 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 		select {
 		case <-ready:
 		case <-ctx.Done():
-			return errors.Join(ctx.Err(), g.Wait())
+			// A part that failed ended ctx: its error, not the
+			// cancellation, is what to report.
+			if err := g.Wait(); err != nil && !errors.Is(err, context.Canceled) {
+				return err
+			}
+			return ctx.Err()
 		}
 	}
 	g.Go(func() error {
