@@ -41,9 +41,9 @@ func TestConfig(t *testing.T) {
 	}
 }
 
-// start runs identity's daemon until the returned stop is called, which
-// waits for it to return and reports its error.
-func start(t *testing.T, env map[string]string, deps daemon.Deps) (stop func() error) {
+// serviceConfig builds identity's service and its daemon configuration
+// from env.
+func serviceConfig(t *testing.T, env map[string]string) (daemon.Service, daemon.Config) {
 	t.Helper()
 	svc, err := identityd.Service(getenv(env))
 	if err != nil {
@@ -53,6 +53,14 @@ func start(t *testing.T, env map[string]string, deps daemon.Deps) (stop func() e
 	if err != nil {
 		t.Fatal(err)
 	}
+	return svc, cfg
+}
+
+// start runs identity's daemon until the returned stop is called, which
+// waits for it to return and reports its error.
+func start(t *testing.T, env map[string]string, deps daemon.Deps) (stop func() error) {
+	t.Helper()
+	svc, cfg := serviceConfig(t, env)
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan struct{})
 	deps.Ready = func() { close(ready) }
@@ -256,17 +264,10 @@ func TestUnwritableKeyFile(t *testing.T) {
 
 	h := testkit.NewRPC(t, postgres.Migrations)
 	maps.Copy(env, h.Bus.Env(t, "identity"))
-	svc, err := identityd.Service(getenv(env))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := daemon.LoadConfig(svc.Name, getenv(env))
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc, cfg := serviceConfig(t, env)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	err = daemon.Run(ctx, svc, cfg, daemon.Deps{Pool: h.Pool, Log: testkit.QuietLog()})
+	err := daemon.Run(ctx, svc, cfg, daemon.Deps{Pool: h.Pool, Log: testkit.QuietLog()})
 	if err == nil || !strings.Contains(err.Error(), "BOOTSTRAP_API_KEY") {
 		t.Fatalf("first start with an unwritable key file = %v, want an error pointing to BOOTSTRAP_API_KEY", err)
 	}
