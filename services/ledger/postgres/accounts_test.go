@@ -73,13 +73,10 @@ func TestCreateAccountRace(t *testing.T) {
 	t.Parallel()
 	c := newChartDB(t)
 	tenant := c.tenant(t)
-	codes := chartRace(8, func(i int) error {
+	wantRaceOutcomes(t, map[string]int{"": 1, errs.AccountExists: 7}, func(i int) error {
 		_, _, err := c.store.CreateAccount(context.Background(), tenant, ledger.Account{Number: "6816", Name: "Abo", Type: ledger.Expense}, ledger.IdemRequest{})
 		return err
 	})
-	if diff := cmp.Diff(map[string]int{"": 1, errs.AccountExists: 7}, codes); diff != "" {
-		t.Fatalf("outcomes (-want +got):\n%s", diff)
-	}
 }
 
 // TestCreateAccountIdempotentRace: concurrent retries with one key create
@@ -123,13 +120,10 @@ func TestUpdateTaxCodeSerialises(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	codes := chartRace(8, func(i int) error {
+	wantRaceOutcomes(t, map[string]int{"": 1, errs.NoChanges: 7}, func(i int) error {
 		_, _, err := c.store.UpdateTaxCode(context.Background(), tenant, "USt7", p, ledger.IdemRequest{})
 		return err
 	})
-	if diff := cmp.Diff(map[string]int{"": 1, errs.NoChanges: 7}, codes); diff != "" {
-		t.Fatalf("outcomes (-want +got):\n%s", diff)
-	}
 }
 
 // TestChartTenantIsolation: a tenant's accounts and tax-code changes stay
@@ -196,6 +190,15 @@ func TestAccountsAreNeverDeleted(t *testing.T) {
 	var pe *pgconn.PgError
 	if !errors.As(err, &pe) || pe.Code != "42501" {
 		t.Fatalf("DELETE as ledger_svc: %v, want insufficient_privilege", err)
+	}
+}
+
+// wantRaceOutcomes runs f 8 times at once and wants the error codes
+// counted in want ("" for success).
+func wantRaceOutcomes(t *testing.T, want map[string]int, f func(i int) error) {
+	t.Helper()
+	if diff := cmp.Diff(want, chartRace(8, f)); diff != "" {
+		t.Fatalf("outcomes (-want +got):\n%s", diff)
 	}
 }
 

@@ -37,6 +37,16 @@ func bookN(t testing.TB, svc *ledger.Service, c *auth.Claims, n int, label strin
 	return ids
 }
 
+// bookAndCheckpoint books n postings and then has svc write a scheduled
+// checkpoint of c's tenant.
+func bookAndCheckpoint(t testing.TB, svc *ledger.Service, c *auth.Claims, n int) {
+	t.Helper()
+	bookN(t, svc, c, n, "Miete")
+	if err := svc.Checkpoint(context.Background(), c.TenantID, "schedule"); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // attack runs fn as a superuser with triggers off (session_replication_role
 // replica): someone who can write the database behind the ledger's back.
 func attack(t *testing.T, owner *pgxpool.Pool, fn func(ctx context.Context, conn *pgxpool.Conn)) {
@@ -370,10 +380,7 @@ func TestForgedCheckpoint(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	ctx := context.Background()
-	bookN(t, e.Svc, e.Claims, 3, "Miete")
-	if err := e.Svc.Checkpoint(ctx, e.Tenant, "schedule"); err != nil {
-		t.Fatal(err)
-	}
+	bookAndCheckpoint(t, e.Svc, e.Claims, 3)
 	bookN(t, e.Svc, e.Claims, 2, "Miete")
 	var hash []byte
 	if err := e.Owner.QueryRow(ctx, "SELECT hash FROM ledger.journal_events WHERE tenant_id = $1 AND journal_number = 5", e.Tenant).Scan(&hash); err != nil {
@@ -421,16 +428,10 @@ func TestCheckpointKeyRotation(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	ctx := context.Background()
-	bookN(t, e.Svc, e.Claims, 2, "Miete")
-	if err := e.Svc.Checkpoint(ctx, e.Tenant, "schedule"); err != nil {
-		t.Fatal(err)
-	}
+	bookAndCheckpoint(t, e.Svc, e.Claims, 2)
 	old := e.Keys.Signer
 	rotated := ledger.New(e.Store, smallSeed, ledger.NewCheckpointKeys(newSigner(t), ledger.Keyring{ledger.KeyID(old.Public()): old.Public()}))
-	bookN(t, rotated, e.Claims, 2, "Miete")
-	if err := rotated.Checkpoint(ctx, e.Tenant, "schedule"); err != nil {
-		t.Fatal(err)
-	}
+	bookAndCheckpoint(t, rotated, e.Claims, 2)
 	v := verify(t, rotated, e.Tenant, true)
 	if !v.OK || len(v.Checkpoints) != 2 || !v.Checkpoints[0].SignatureOK || !v.Checkpoints[1].SignatureOK || v.Checkpoints[0].KeyID == v.Checkpoints[1].KeyID {
 		t.Fatalf("both keys listed: %+v", v)
