@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"strings"
 	"testing"
@@ -51,28 +52,10 @@ func startPlatform(t testing.TB, overrides env) *platform {
 		"CREDENTIAL_CACHE_TTL": "30s",       // revocation must work through events, not expiry
 		"DATA_DIR":             t.TempDir(), // the ledger's checkpoint key
 	}
-	for k, v := range overrides {
-		vars[k] = v
-	}
-	cfg, err := allinone.LoadConfig(func(k string) string { return vars[k] })
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
+	cfg := platformConfig(t, vars, overrides)
 	addr, metricsAddr := make(chan string, 1), make(chan string, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- allinone.Run(ctx, cfg, allinone.Deps{DatabaseURL: dbURL, NATSURL: bus.URL, Keys: bus.Keys, Deps: gatewayd.Deps{Redis: rdb, Log: testLogger(t),
-			Ready: func(a string) { addr <- a }, MetricsReady: func(a string) { metricsAddr <- a }}})
-	}()
-	t.Cleanup(func() {
-		cancel()
-		if err, stopped := receiveWithin(done, 20*time.Second); !stopped {
-			t.Errorf("platform did not stop within 20s")
-		} else if err != nil {
-			t.Errorf("platform stopped with error: %v", err)
-		}
-	})
+	done := runUntilCleanup(t, cfg, allinone.Deps{DatabaseURL: dbURL, NATSURL: bus.URL, Keys: bus.Keys, Deps: gatewayd.Deps{Redis: rdb, Log: testLogger(t),
+		Ready: func(a string) { addr <- a }, MetricsReady: func(a string) { metricsAddr <- a }}}, 20*time.Second)
 	var p platform
 	select {
 	case a := <-addr:
@@ -89,6 +72,36 @@ func startPlatform(t testing.TB, overrides env) *platform {
 	t.Cleanup(owner.Close)
 	p.owner = owner
 	return &p
+}
+
+// platformConfig is the platform's configuration from vars with overrides
+// laid over them.
+func platformConfig(t testing.TB, vars, overrides env) allinone.Config {
+	t.Helper()
+	maps.Copy(vars, overrides)
+	cfg, err := allinone.LoadConfig(func(k string) string { return vars[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// runUntilCleanup runs the platform until the test's cleanup, which wants
+// it stopped without error within stopWithin; the returned channel has
+// Run's error.
+func runUntilCleanup(t testing.TB, cfg allinone.Config, deps allinone.Deps, stopWithin time.Duration) <-chan error {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- allinone.Run(ctx, cfg, deps) }()
+	t.Cleanup(func() {
+		cancel()
+		if err, stopped := receiveWithin(done, stopWithin); !stopped {
+			t.Errorf("platform did not stop within %v", stopWithin)
+		} else if err != nil {
+			t.Errorf("platform stopped with error: %v", err)
+		}
+	})
+	return done
 }
 
 // receiveWithin waits at most d for a value from ch.
