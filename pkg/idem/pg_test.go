@@ -115,11 +115,7 @@ func answer(t *testing.T, v any) string {
 
 func count(t *testing.T, r *replica) int {
 	t.Helper()
-	var n int
-	if err := r.pool.QueryRow(context.Background(), "SELECT count(*) FROM idemtest.effects").Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
+	return testkit.Count(t, r.pool, "SELECT count(*) FROM idemtest.effects")
 }
 
 // TestReplay: the same key and body get the first answer byte for byte

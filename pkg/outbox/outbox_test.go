@@ -102,13 +102,7 @@ func TestRelayOutlivesJetStream(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rows := func() int {
-		var n int
-		if err := pool.QueryRow(ctx, "SELECT count(*) FROM obx.outbox").Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
+	rows := func() int { return testkit.Count(t, pool, "SELECT count(*) FROM obx.outbox") }
 	within := func(d time.Duration, what string, ok func() bool) {
 		t.Helper()
 		for deadline := time.Now().Add(d); !ok(); time.Sleep(20 * time.Millisecond) {

@@ -10,6 +10,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"sync"
@@ -28,6 +29,28 @@ import (
 	"github.com/ledgerplatform/ledger/pkg/natsembed"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
 )
+
+// ClosedAddr is a local TCP address (127.0.0.1:port) nothing listens on
+// right now.
+func ClosedAddr(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// Count runs a count query on pool and fails the test if it cannot.
+func Count(t testing.TB, pool *pgxpool.Pool, sql string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := pool.QueryRow(context.Background(), sql, args...).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
 
 // RandomID returns a short random hex string for names.
 func RandomID() string {

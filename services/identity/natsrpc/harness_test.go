@@ -127,11 +127,7 @@ func (h *harness) CountEvents(t *testing.T, subject, field, value string) int {
 func (h *harness) drained(t *testing.T) {
 	t.Helper()
 	testkit.Eventually(t, "the outbox to drain", func() bool {
-		var pending int
-		if err := h.Pool.QueryRow(context.Background(), "SELECT count(*) FROM identity.outbox").Scan(&pending); err != nil {
-			t.Fatal(err)
-		}
-		return pending == 0
+		return testkit.Count(t, h.Pool, "SELECT count(*) FROM identity.outbox") == 0
 	})
 }
 

@@ -47,11 +47,8 @@ func (h *harness) publish(t *testing.T, calls ...any) {
 }
 
 func (h *harness) auditRows(t *testing.T) int {
-	var n int
-	if err := h.Pool.QueryRow(context.Background(), "SELECT count(*) FROM identity.audit_log").Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
+	t.Helper()
+	return testkit.Count(t, h.Pool, "SELECT count(*) FROM identity.audit_log")
 }
 
 // A record delivered twice is stored once and counts once.

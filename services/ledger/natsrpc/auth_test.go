@@ -29,11 +29,7 @@ func TestInternalCommandsNeedTheirSignedCaller(t *testing.T) {
 	h.ok(t, ledgerv1.SubjectAccountsList, drRq{as: other}, 200, nil)
 	count := func(sql string, args ...any) int {
 		t.Helper()
-		var n int
-		if err := h.rpc.Pool.QueryRow(t.Context(), sql, args...).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
+		return testkit.Count(t, h.rpc.Pool, sql, args...)
 	}
 	locks := func() int { return count("SELECT count(*) FROM ledger.period_locks") }
 	cmd := ledgerv1.SetPeriodLock{Period: "2025-03", Status: ledgerv1.PeriodSoftLocked, LockedBy: "ops"}

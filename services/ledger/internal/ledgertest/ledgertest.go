@@ -94,11 +94,7 @@ func NewTenant() (string, *auth.Claims) {
 // Count runs a count query as the owner, across tenants.
 func (e *Env) Count(t testing.TB, sql string, args ...any) int {
 	t.Helper()
-	var n int
-	if err := e.Owner.QueryRow(context.Background(), sql, args...).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
+	return testkit.Count(t, e.Owner, sql, args...)
 }
 
 // Store is the ledger's store on pool, logging quietly.
