@@ -1,7 +1,6 @@
 package main
 
 import (
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -81,12 +80,7 @@ func TestLive(t *testing.T) {
 	if err := checkLive(url, "ledger", host, getenv); err == nil {
 		t.Fatal("a missing service reported alive")
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := "nats://" + ln.Addr().String()
-	ln.Close()
+	closed := "nats://" + testkit.ClosedAddr(t)
 	if err := checkLive(closed, "identity", host, getenv); err != nil {
 		t.Fatalf("NATS unreachable failed the liveness probe: %v", err)
 	}

@@ -22,18 +22,6 @@ import (
 	"github.com/ledgerplatform/ledger/pkg/testkit"
 )
 
-// closedPort is an address nothing listens on.
-func closedPort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
-}
-
 func get(t *testing.T, url string) (int, string) {
 	t.Helper()
 	res, err := http.Get(url)
@@ -69,7 +57,7 @@ func TestReadiness(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	redisAddr := closedPort(t)
+	redisAddr := testkit.ClosedAddr(t)
 	env := bus.Env(t, "gateway")
 	env["REDIS_URL"], env["GATEWAY_ADDR"], env["METRICS_ADDR"] = "redis://"+redisAddr, "127.0.0.1:0", "127.0.0.1:0"
 	cfg, err := gatewayd.LoadConfig(func(k string) string { return env[k] })

@@ -2,7 +2,6 @@ package daemon_test
 
 import (
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -18,12 +17,7 @@ import (
 // scrapers; the relay's failure path is pkg/outbox's TestRelayOutlivesJetStream.
 func TestHealthListener(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := testkit.ClosedAddr(t)
 	var handled atomic.Int64
 	h := testkit.NewRPC(t, notesDB)
 	h.Start(notesService(&handled), map[string]string{"HEALTH_ADDR": addr})
