@@ -248,27 +248,9 @@ func startPlatformOnCluster(t *testing.T, c *cluster, overrides env) *platform {
 		"NATS_STREAM_REPLICAS": "3",
 		"DATA_DIR":             t.TempDir(), // the ledger's checkpoint key
 	}
-	for k, v := range overrides {
-		vars[k] = v
-	}
-	cfg, err := allinone.LoadConfig(func(k string) string { return vars[k] })
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
+	cfg := platformConfig(t, vars, overrides)
 	addr := make(chan string, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- allinone.Run(ctx, cfg, allinone.Deps{DatabaseURL: dbURL, NATSURL: c.url, Keys: c.keys, Deps: gatewayd.Deps{Redis: rdb, Log: testLogger(t), Ready: func(a string) { addr <- a }}})
-	}()
-	t.Cleanup(func() {
-		cancel()
-		if err, stopped := receiveWithin(done, 30*time.Second); !stopped {
-			t.Errorf("platform did not stop within 30s")
-		} else if err != nil {
-			t.Errorf("platform stopped with error: %v", err)
-		}
-	})
+	done := runUntilCleanup(t, cfg, allinone.Deps{DatabaseURL: dbURL, NATSURL: c.url, Keys: c.keys, Deps: gatewayd.Deps{Redis: rdb, Log: testLogger(t), Ready: func(a string) { addr <- a }}}, 30*time.Second)
 	p := &platform{t: t, nc: c.nc}
 	select {
 	case a := <-addr:
@@ -278,6 +260,7 @@ func startPlatformOnCluster(t *testing.T, c *cluster, overrides env) *platform {
 	case <-time.After(90 * time.Second):
 		t.Fatal("platform not ready within 90s")
 	}
+	var err error
 	if p.owner, err = pgxpool.New(context.Background(), dbURL); err != nil {
 		t.Fatal(err)
 	}
@@ -469,17 +452,26 @@ func (c *cluster) node(name string) *natsNode {
 func (c *cluster) info(t *testing.T, stream string) *jetstream.StreamInfo {
 	t.Helper()
 	var info *jetstream.StreamInfo
+	c.withStream(t, stream, 2*time.Second, func(ctx context.Context, s jetstream.Stream) (err error) {
+		info, err = s.Info(ctx)
+		return err
+	})
+	return info
+}
+
+// withStream calls f with stream until it succeeds (for 30 s), each try
+// with a context of timeout.
+func (c *cluster) withStream(t *testing.T, stream string, timeout time.Duration, f func(context.Context, jetstream.Stream) error) {
+	t.Helper()
 	eventually(t, 30*time.Second, func() error {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
 		s, err := c.js.Stream(ctx, stream)
 		if err != nil {
 			return err
 		}
-		info, err = s.Info(ctx)
-		return err
+		return f(ctx, s)
 	})
-	return info
 }
 
 // leader is the server leading stream; it waits for an election.
@@ -536,13 +528,7 @@ func (c *cluster) streams(t *testing.T) []string {
 func (c *cluster) consumers(t *testing.T, stream string) []*jetstream.ConsumerInfo {
 	t.Helper()
 	var out []*jetstream.ConsumerInfo
-	eventually(t, 30*time.Second, func() error {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		s, err := c.js.Stream(ctx, stream)
-		if err != nil {
-			return err
-		}
+	c.withStream(t, stream, 5*time.Second, func(ctx context.Context, s jetstream.Stream) error {
 		out = out[:0]
 		l := s.ListConsumers(ctx)
 		for ci := range l.Info() {
