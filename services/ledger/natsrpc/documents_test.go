@@ -18,16 +18,13 @@ import (
 func TestDocumentRoutes(t *testing.T) {
 	t.Parallel()
 	h := newDRHarness(t)
-	var doc drDocumentBody
-	h.ok(t, ledgerv1.SubjectDocumentsUpload, drUpload(t, ledgertest.File("Rechnung 7.pdf", "application/pdf", drPDF)), 201, &doc)
+	doc := h.uploadPDF(t, "Rechnung 7.pdf", "application/pdf", 201)
 	want := drDocumentBody{ID: doc.ID, MimeType: "application/pdf", OriginalName: "Rechnung 7.pdf", SizeBytes: int64(len(drPDF)), SHA256: ledgertest.SHA(drPDF)}
 	if diff := cmp.Diff(want, doc); diff != "" || !ledger.ValidID(doc.ID) {
 		t.Fatalf("upload (-want +got):\n%s", diff)
 	}
 	// Same bytes again: the first document, 200.
-	var again drDocumentBody
-	h.ok(t, ledgerv1.SubjectDocumentsUpload, drUpload(t, ledgertest.File("other.pdf", "", drPDF)), 200, &again)
-	if again != doc {
+	if again := h.uploadPDF(t, "other.pdf", "", 200); again != doc {
 		t.Fatalf("repeat upload %+v, want %+v", again, doc)
 	}
 

@@ -116,6 +116,14 @@ func drUpload(t *testing.T, parts ...ledgertest.Part) drRq {
 	return drRq{contentType: ct, body: body}
 }
 
+// uploadPDF uploads drPDF as name (of type mime) and wants status.
+func (h *drHarness) uploadPDF(t *testing.T, name, mime string, status int) drDocumentBody {
+	t.Helper()
+	var doc drDocumentBody
+	h.ok(t, ledgerv1.SubjectDocumentsUpload, drUpload(t, ledgertest.File(name, mime, drPDF)), status, &doc)
+	return doc
+}
+
 var (
 	drPDF = []byte("%PDF-1.7\n%âãÏÓ\n1 0 obj << >> endobj\n%%EOF\n")
 	drPNG = []byte{0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 0x0D, 'I', 'H', 'D', 'R', 1, 2, 3}

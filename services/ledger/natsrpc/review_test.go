@@ -12,14 +12,12 @@ import (
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/services/ledger"
-	"github.com/ledgerplatform/ledger/services/ledger/internal/ledgertest"
 )
 
 func TestReviewRoutes(t *testing.T) {
 	t.Parallel()
 	h := newDRHarness(t)
-	var doc drDocumentBody
-	h.ok(t, ledgerv1.SubjectDocumentsUpload, drUpload(t, ledgertest.File("beleg.pdf", "application/pdf", drPDF)), 201, &doc)
+	doc := h.uploadPDF(t, "beleg.pdf", "application/pdf", 201)
 
 	first := h.createItem(t, ledgerv1.ReviewItemInput{SourceType: "document", SourceID: "inbox-1", DocumentID: doc.ID, CreatedBy: "service:payables"}, 201)
 	if !first.Created || !ledger.ValidID(first.ID) {
