@@ -244,6 +244,7 @@ func startPlatformOnCluster(t *testing.T, c *cluster, overrides env) *platform {
 	vars := env{
 		"BOOTSTRAP_API_KEY":    key,
 		"GATEWAY_ADDR":         "127.0.0.1:0",
+		"METRICS_ADDR":         "127.0.0.1:0", // two runs on one machine must not collide
 		"REDIS_KEY_PREFIX":     prefix,
 		"NATS_STREAM_REPLICAS": "3",
 		"DATA_DIR":             t.TempDir(), // the ledger's checkpoint key
