@@ -108,6 +108,8 @@ type Relay struct {
 
 	mu     sync.Mutex
 	status Status
+	// lookedAt is when Run last counted the backlog (Run's goroutine only).
+	lookedAt time.Time
 }
 
 // Status is what the relay knows of its backlog, for metrics and readiness.
@@ -217,14 +219,19 @@ func (r *Relay) failed(ctx context.Context, err error) Status {
 	return r.status
 }
 
-// succeeded clears the failure; after a full batch it looks at what is left.
+// succeeded clears the failure. After a full batch more rows wait, and it
+// looks at how many, at most once a second: counting the backlog after
+// every batch would scan it again and again while the relay catches up.
 func (r *Relay) succeeded(ctx context.Context, n int) {
 	st := Status{}
 	if n >= batchSize {
-		var err error
-		if st.Pending, st.Oldest, err = r.backlog(ctx); err != nil {
-			st = r.Status()
-			st.Err = nil
+		st = r.Status()
+		st.Err = nil
+		if time.Since(r.lookedAt) >= time.Second {
+			r.lookedAt = time.Now()
+			if pending, oldest, err := r.backlog(ctx); err == nil {
+				st.Pending, st.Oldest = pending, oldest
+			}
 		}
 	}
 	r.mu.Lock()
