@@ -11,7 +11,7 @@ BIN       := bin
 
 .DEFAULT_GOAL := help
 
-.PHONY: help run test chaos bench lint fmt build bin up down logs k8s tools
+.PHONY: help run test fuzz chaos bench lint fmt build bin up down logs k8s tools
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  %-8s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -26,7 +26,14 @@ test: ## go vet, then every test against real Postgres, NATS (embedded) and Redi
 	$(GO) vet $(PKGS)
 	$(GO) vet -tags chaos ./deploy/allinone/
 	$(GO) test $(TESTFLAGS) $(PKGS)
+	$(MAKE) fuzz
 	$(MAKE) chaos
+
+FUZZTIME ?= 5s
+fuzz: ## a short run of every fuzz target of a parser of outside input (FUZZTIME each, default 5s)
+	$(GO) test -run '^$$' -fuzz '^FuzzVerify$$' -fuzztime $(FUZZTIME) ./pkg/natsauth/
+	$(GO) test -run '^$$' -fuzz '^FuzzClientAddr$$' -fuzztime $(FUZZTIME) ./gateway/
+	$(GO) test -run '^$$' -fuzz '^FuzzAdjust$$' -fuzztime $(FUZZTIME) ./services/ledger/
 
 chaos: ## fault test: the platform on a 3-node NATS cluster (real processes), each node SIGKILLed in turn under load; nothing may be lost
 	@deploy/dev/ensure-services.sh
