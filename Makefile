@@ -8,6 +8,9 @@ PKGS      := ./... ./contracts/...
 TESTFLAGS ?= -race=false -p 2 -count=1 -timeout 15m
 COMPOSE   ?= docker compose
 BIN       := bin
+# The contract test (deploy/allinone TestContract) writes its counts here;
+# go test keeps a passing package's output to itself, so make test prints it.
+CONTRACT_SUMMARY ?= $(CURDIR)/$(BIN)/contract-summary.txt
 
 .DEFAULT_GOAL := help
 
@@ -21,11 +24,14 @@ run: ## the whole platform in one process on :8080 (embedded NATS, data under .d
 	$(GO) build -o $(BIN)/allinone ./deploy/allinone/cmd/allinone
 	LOG_FORMAT=$${LOG_FORMAT:-text} exec $(BIN)/allinone
 
-test: ## go vet, then every test against real Postgres, NATS (embedded) and Redis, then the fault test (make chaos)
+test: ## go vet, then every test against real Postgres, NATS (embedded) and Redis (with the contract test's summary), then the fault test (make chaos)
 	@deploy/dev/ensure-services.sh
 	$(GO) vet $(PKGS)
 	$(GO) vet -tags chaos ./deploy/allinone/
-	$(GO) test $(TESTFLAGS) $(PKGS)
+	@mkdir -p $(dir $(CONTRACT_SUMMARY)) && rm -f $(CONTRACT_SUMMARY)
+	CONTRACT_SUMMARY=$(CONTRACT_SUMMARY) $(GO) test $(TESTFLAGS) $(PKGS); status=$$?; \
+		if [ -f $(CONTRACT_SUMMARY) ]; then cat $(CONTRACT_SUMMARY); else echo "contract test: no summary (it did not run to the end)"; fi; \
+		exit $$status
 	$(MAKE) fuzz
 	$(MAKE) chaos
 

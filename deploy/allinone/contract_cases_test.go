@@ -1,0 +1,404 @@
+package allinone_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
+)
+
+// ---- the happy path of every operation ----
+//
+// happyCases is keyed by operationId: the contract test fails for an
+// operation of the document that has no entry here. Each case builds a
+// valid request from a tenant's fixtures; built from another tenant's
+// fixtures, its path ids are that tenant's objects (foreign ids for the
+// battery).
+
+type happyReq struct {
+	token     string
+	params    map[string]string
+	query     url.Values
+	body      any  // JSON body; nil for none
+	example   bool // send the document's request example as the body
+	multipart []part
+	headers   []string
+}
+
+type happyCase struct {
+	name  string
+	build func(f *fixture) happyReq
+	// battery is the request the battery mutates, when it must differ from
+	// the happy one: a target still pending, a body that changes something
+	// (so a wrongly accepted mutation shows as a state change instead of
+	// hiding behind DUPLICATE_BOOKING or NO_CHANGES).
+	battery func(f *fixture) happyReq
+	// noForeign: the path ids are not objects of a tenant (operator routes,
+	// names the caller chooses).
+	noForeign bool
+	// mcp adjusts the arguments of the operation's MCP tool when the REST
+	// request cannot simply be repeated (a second posting, a new target).
+	mcp func(f *fixture, args map[string]any)
+	// last: destructive, run after every other happy path.
+	last bool
+}
+
+// fixture is what one tenant holds before the happy paths run.
+type fixture struct {
+	p                                   *platform
+	label                               string
+	tenant, admin                       string
+	email, password                     string
+	session, logoutSession              string
+	userB, userDel                      string
+	keyID, keyDel                       string
+	inviteToken                         string
+	intent, intentReversed              string
+	intentToReverse, intentSpare        string
+	intentMCP, intentDoc                string
+	doc                                 string
+	rvMain, rvConfirm, rvOverride       string
+	rvDelete, rvDeleteConfirmed         string
+	rvConfirmed, rvOverridden           string
+	rvBattery, rvMCP                    string
+	task, job, grantClient, grantRevoke string
+	bankReader, journalReader           string // keys lacking most scopes
+	tenantDel                           string // operator: a tenant to deactivate
+	operatorKey                         string
+}
+
+const fixturePassword = "correct horse battery staple"
+
+func pdfOf(tag string) []byte {
+	return append(append([]byte{}, tinyPDF...), []byte("% "+tag+"\n")...)
+}
+
+// newFixture creates a tenant and everything its happy paths refer to.
+func newFixture(t *testing.T, p *platform, label string) *fixture {
+	t.Helper()
+	f := &fixture{p: p, label: label, operatorKey: p.key, password: fixturePassword}
+	f.admin, f.tenant = p.newTenant("Contract " + label + " GmbH")
+	a := f.admin
+	p.must(200, "PATCH", "/v1/tenant", a, map[string]any{"datev_consultant_number": "1234567", "datev_client_number": "42"})
+
+	// Users: one with a password and sessions, two to change and remove, an open invitation.
+	f.email = "login-" + label + "@example.com"
+	inv := p.must(201, "POST", "/v1/users/invite", a, map[string]any{"email": f.email, "role": "accountant"})
+	p.must(200, "POST", "/v1/auth/setup-password", "", map[string]any{"token": inv.str("invite_token"), "password": f.password})
+	f.session = p.must(200, "POST", "/v1/auth/login", "", map[string]any{"email": f.email, "password": f.password}).str("token")
+	f.logoutSession = p.must(200, "POST", "/v1/auth/login", "", map[string]any{"email": f.email, "password": f.password}).str("token")
+	f.userB = p.must(201, "POST", "/v1/users/invite", a, map[string]any{"email": "b-" + label + "@example.com", "role": "viewer"}).str("user_id")
+	f.userDel = p.must(201, "POST", "/v1/users/invite", a, map[string]any{"email": "del-" + label + "@example.com", "role": "viewer"}).str("user_id")
+	f.inviteToken = p.must(201, "POST", "/v1/users/invite", a, map[string]any{"email": "setup-" + label + "@example.com", "role": "viewer"}).str("invite_token")
+	_, f.keyID = p.newKey(a, "journal:read")
+	_, f.keyDel = p.newKey(a, "journal:read")
+	f.bankReader, _ = p.newKey(a, "bank:read")
+	f.journalReader, _ = p.newKey(a, "journal:read")
+
+	// The journal: plain, reversed, with a document; spares for the reversal routes.
+	book := func(date, desc string, lines ...map[string]any) string {
+		return p.book(a, bookingBody(date, desc, lines...)).IntentID
+	}
+	f.intent = book("2025-03-10", "Fixture Büro", bline("6815", "1800", "119.00", "tax_code", "VSt19", "external_reference", "RE-1",
+		"description", "Papier", "fx_currency", "USD", "fx_amount", json.Number("130.25"), "custom_metadata", map[string]any{"source": "fixture", "n": 1}))
+	book("2025-02-03", "Fixture Einlage", bline("1800", "2900", "5000.00"))
+	book("2025-03-11", "Fixture Erlös", bline("1800", "4400", "238.00", "tax_code", "USt19"))
+	f.intentReversed = book("2025-03-12", "Fixture storniert", bline("6310", "1800", "500.00"))
+	p.must(201, "POST", "/v1/journal/reverse", a, map[string]any{"intent_id": f.intentReversed, "reason": "Fixture"})
+	f.intentToReverse = book("2025-03-13", "Fixture zu stornieren", bline("6310", "1800", "10.00"))
+	f.intentSpare = book("2025-03-13", "Fixture Ersatz", bline("6310", "1800", "11.00"))
+	f.intentMCP = book("2025-03-13", "Fixture MCP", bline("6310", "1800", "12.00"))
+	f.doc = p.upload(201, "/v1/documents", a, fileField("fixture.pdf", "application/pdf", pdfOf("doc "+label))).str("id")
+	f.intentDoc = p.upload(201, "/v1/bookings/with-document", a, fileField("rechnung.pdf", "application/pdf", pdfOf("booked "+label)),
+		textField("booking_date", "2025-03-15"), textField("description", "Fixture mit Beleg"), textField("intent_category", "office"),
+		textField("lines", `[{"account_debit":"6815","account_credit":"1800","amount":59.50,"tax_code":"VSt19"}]`)).str("intent_id")
+
+	// The review queue: items for each route and each state.
+	draft := func(desc string) json.RawMessage {
+		return json.RawMessage(fmt.Sprintf(`{"booking_date":"2025-03-20","description":%q,"lines":[{"account_debit":"6815","account_credit":"1800","amount":119.00,"tax_code":"VSt19"}],"confidence":0.8,"reasons":["vendor match"]}`, desc))
+	}
+	review := func(src, desc string, doc bool) string {
+		in := ledgerv1.ReviewItemInput{TenantID: f.tenant, SourceType: "bank_transaction", SourceID: src, Suggestion: draft(desc), CreatedBy: "service:bank"}
+		if doc {
+			in.SourceType, in.DocumentID = "document", f.doc
+		}
+		return p.createReview(in).ID
+	}
+	f.rvMain = review("main", "Fixture Haupt", true)
+	f.rvConfirm = review("confirm", "Fixture bestätigen", false)
+	f.rvOverride = review("override", "Fixture ersetzen", false)
+	f.rvDelete = review("delete", "Fixture löschen", false)
+	f.rvDeleteConfirmed = review("delete-confirmed", "Fixture bestätigt löschen", false)
+	f.rvConfirmed = review("confirmed", "Fixture bestätigt", true)
+	f.rvOverridden = review("overridden", "Fixture ersetzt", false)
+	f.rvBattery = review("battery", "Fixture Batterie", false)
+	f.rvMCP = review("mcp", "Fixture MCP", false)
+	p.must(201, "POST", "/v1/review-queue/"+f.rvDeleteConfirmed+"/confirm", a, nil)
+	p.must(201, "POST", "/v1/review-queue/"+f.rvConfirmed+"/confirm", a, nil)
+	p.must(201, "POST", "/v1/review-queue/"+f.rvOverridden+"/override", a, map[string]any{
+		"booking_draft": bookingBody("2025-03-21", "Fixture statt dessen", bline("6805", "1800", "119.00", "tax_code", "VSt19"))})
+
+	// Periods and the closing checklist.
+	p.must(200, "POST", "/v1/periods/2024-07/soft-lock", a, nil)
+	f.task = p.must(201, "POST", "/v1/closing/tasks", a, map[string]any{"period": "2025-02", "title": "Fixture Abgrenzung", "assignee": "Bea", "due_date": "2025-03-05"}).str("id")
+
+	// An export job, done; a bank account; OAuth: a client and two apps' grants.
+	f.job = p.must(202, "POST", "/v1/reports/exports", a, map[string]any{"type": "datev", "from": "2025-01-01", "to": "2025-12-31"}).str("id")
+	p.waitExportJob(a, f.job)
+	ctx := context.Background()
+	if _, err := p.owner.Exec(ctx, `INSERT INTO bank.accounts (id, tenant_id, name, iban, bic, account_number)
+		VALUES ($1, $2, 'Girokonto', 'DE89370400440532013000', 'COBADEFFXXX', '1800')`, uuid.NewString(), f.tenant); err != nil {
+		t.Fatal(err)
+	}
+	f.grantClient, f.grantRevoke = "app-"+label, "app-del-"+label
+	for _, c := range []string{f.grantClient, f.grantRevoke} {
+		if _, err := p.owner.Exec(ctx, "INSERT INTO identity.oauth_grants (tenant_id, client_id, client_name, scopes) VALUES ($1, $2, $3, '{journal:read}')", f.tenant, c, "App "+c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.must(201, "PUT", "/v1/oauth/clients/client-"+label, a, map[string]any{"name": "Fixture client", "redirect_uris": []string{"https://app.example.com/cb"}, "scopes": []string{"journal:read"}})
+	_, f.tenantDel = p.newTenant("Contract " + label + " to deactivate")
+	return f
+}
+
+// as is a request with the tenant's admin key.
+func (f *fixture) as(r happyReq) happyReq { r.token = f.admin; return r }
+
+func qs(kv ...string) url.Values {
+	v := url.Values{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		v.Add(kv[i], kv[i+1])
+	}
+	return v
+}
+
+func pathID(name, value string) map[string]string { return map[string]string{name: value} }
+
+func getAs(f *fixture, query url.Values) happyReq { return f.as(happyReq{query: query}) }
+
+var happyCases = map[string][]happyCase{
+	// Auth.
+	"login": {{build: func(f *fixture) happyReq {
+		return happyReq{body: map[string]any{"email": f.email, "password": f.password}}
+	}, noForeign: true}},
+	"forgotPassword": {{build: func(f *fixture) happyReq {
+		return happyReq{body: map[string]any{"email": f.email}}
+	}, noForeign: true}},
+	"setupPassword": {{build: func(f *fixture) happyReq {
+		return happyReq{body: map[string]any{"token": f.inviteToken, "password": "another good passphrase"}}
+	}, noForeign: true}},
+	"verifyToken": {
+		{name: "api key", build: func(f *fixture) happyReq { return f.as(happyReq{body: map[string]any{"token": f.admin}}) }, noForeign: true},
+		{name: "session", build: func(f *fixture) happyReq { return f.as(happyReq{body: map[string]any{"token": f.session}}) }, noForeign: true},
+		{name: "invalid", build: func(f *fixture) happyReq { return f.as(happyReq{body: map[string]any{"token": "lgr_nothing"}}) }, noForeign: true},
+		{name: "own", build: func(f *fixture) happyReq { return happyReq{token: f.session} }, noForeign: true},
+	},
+	"logout": {{build: func(f *fixture) happyReq { return happyReq{token: f.logoutSession} }, noForeign: true, last: true}},
+	"getMe": {
+		{name: "api key", build: func(f *fixture) happyReq { return getAs(f, nil) }},
+		{name: "session", build: func(f *fixture) happyReq { return happyReq{token: f.session} }},
+	},
+
+	// API keys, users, tenant.
+	"listApiKeys": {{build: func(f *fixture) happyReq { return getAs(f, nil) }}},
+	"createApiKey": {
+		{name: "scopes", build: func(f *fixture) happyReq {
+			return f.as(happyReq{body: map[string]any{"label": "ci", "scopes": []string{"journal:read", "journal:write"}}})
+		}},
+		{name: "role and rate limit", build: func(f *fixture) happyReq {
+			return f.as(happyReq{body: map[string]any{"label": "fast", "role": "viewer", "rate_limit_per_minute": 600}})
+		}},
+	},
+	"deleteApiKey": {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.keyDel)}) }, last: true}},
+	"listUsers":    {{build: func(f *fixture) happyReq { return getAs(f, nil) }}},
+	"inviteUser": {{build: func(f *fixture) happyReq {
+		return f.as(happyReq{body: map[string]any{"email": "new-" + f.label + "@example.com", "role": "viewer"}})
+	}, battery: func(f *fixture) happyReq {
+		return f.as(happyReq{body: map[string]any{"email": "battery-" + f.label + "@example.com", "role": "viewer"}})
+	}}},
+	"updateUser": {{build: func(f *fixture) happyReq {
+		return f.as(happyReq{params: pathID("id", f.userB), body: map[string]any{"role": "accountant"}})
+	}, battery: func(f *fixture) happyReq {
+		return f.as(happyReq{params: pathID("id", f.userB), body: map[string]any{"role": "viewer", "is_active": false}})
+	}}},
+	"deleteUser": {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.userDel)}) }, last: true}},
+	"getTenant":  {{build: func(f *fixture) happyReq { return getAs(f, nil) }}},
+	"updateTenant": {{build: func(f *fixture) happyReq {
+		return f.as(happyReq{body: map[string]any{"legal_form": "GmbH", "vat_id": "DE123456789", "tax_id": "12/345/67890",
+			"address": map[string]any{"street": "Hauptstr. 1", "zip": "10115", "city": "Berlin", "country": "DE"}}})
+	}, battery: func(f *fixture) happyReq {
+		return f.as(happyReq{body: map[string]any{"legal_form": "AG", "company_name": "Batterie AG", "fiscal_year_start_month": 1,
+			"address": map[string]any{"street": "Nebenstr. 2", "zip": "20095", "city": "Hamburg", "country": "DE"}}})
+	}}},
+
+	// OAuth.
+	"listOAuthApps":    {{build: func(f *fixture) happyReq { return getAs(f, nil) }}},
+	"revokeOAuthApp":   {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("clientId", f.grantRevoke)}) }, last: true}},
+	"listOAuthClients": {{build: func(f *fixture) happyReq { return getAs(f, nil) }}},
+	"putOAuthClient": {
+		{name: "create", build: func(f *fixture) happyReq {
+			return f.as(happyReq{params: pathID("clientId", "new-client"), body: map[string]any{"name": "New app", "redirect_uris": []string{"https://new.example.com/cb", "http://localhost:8000/cb"}, "scopes": []string{"journal:read"}}})
+		}, noForeign: true},
+		{name: "update", build: func(f *fixture) happyReq {
+			return f.as(happyReq{params: pathID("clientId", "client-"+f.label), body: map[string]any{"name": "Renamed", "redirect_uris": []string{"https://app.example.com/cb"}, "scopes": []string{"journal:read"}}})
+		}, noForeign: true},
+	},
+
+	// Operator.
+	"listTenants": {{build: func(f *fixture) happyReq { return happyReq{token: f.operatorKey, query: qs("limit", "50")} }, noForeign: true}},
+	"createTenant": {{build: func(f *fixture) happyReq {
+		return happyReq{token: f.operatorKey, body: map[string]any{"company_name": "Neu " + f.label + " GmbH", "legal_form": "GmbH", "fiscal_year_start_month": 7}}
+	}, noForeign: true}},
+	"deactivateTenant": {{build: func(f *fixture) happyReq { return happyReq{token: f.operatorKey, params: pathID("id", f.tenantDel)} }, noForeign: true, last: true}},
+	"listAuditLog":     {{build: func(f *fixture) happyReq { return getAs(f, qs("limit", "20")) }}},
+
+	// Bookings, documents, journal.
+	"createBooking": {{build: func(f *fixture) happyReq { return f.as(happyReq{example: true}) },
+		battery: func(f *fixture) happyReq {
+			return f.as(happyReq{body: map[string]any{"booking_date": "2025-03-14", "description": "Batterie", "skip_duplicate_check": true,
+				"lines": []any{map[string]any{"account_debit": "6815", "account_credit": "1800", "amount": json.Number("119.00"), "tax_code": "VSt19",
+					"description": "Zeile", "external_reference": "RE-9", "fx_currency": "USD", "fx_amount": json.Number("130.5"), "custom_metadata": map[string]any{"k": "v"}}}}})
+		},
+		mcp: func(f *fixture, args map[string]any) { args["description"] = "Büromaterial März über MCP" }}},
+	"createBookingWithDocument": {{build: func(f *fixture) happyReq {
+		return f.as(happyReq{multipart: []part{fileField("beleg.pdf", "application/pdf", pdfOf("happy wd "+f.label)),
+			textField("booking_date", "2025-03-14"), textField("description", "Büromaterial mit Beleg"), textField("intent_category", "office"),
+			textField("lines", `[{"account_debit":"6815","account_credit":"1800","amount":119.00,"tax_code":"VSt19"}]`), textField("skip_duplicate_check", "false")}})
+	}, battery: func(f *fixture) happyReq {
+		return f.as(happyReq{multipart: []part{fileField("beleg.pdf", "application/pdf", pdfOf("battery wd "+f.label)),
+			textField("booking_date", "2025-03-14"), textField("description", "Batterie mit Beleg"), textField("intent_category", "office"),
+			textField("lines", `[{"account_debit":"6815","account_credit":"1800","amount":119.00,"tax_code":"VSt19"}]`), textField("skip_duplicate_check", "true")}})
+	}}},
+	"uploadDocument": {
+		{name: "new", build: func(f *fixture) happyReq {
+			return f.as(happyReq{multipart: []part{fileField("scan.png", "image/png", pngOf(3))}})
+		}, battery: func(f *fixture) happyReq {
+			return f.as(happyReq{multipart: []part{fileField("scan.pdf", "application/pdf", pdfOf("battery upload "+f.label))}})
+		}},
+		{name: "known", build: func(f *fixture) happyReq {
+			return f.as(happyReq{multipart: []part{fileField("again.pdf", "application/pdf", pdfOf("doc "+f.label))}})
+		}},
+	},
+	"getDocumentFile": {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.doc)}) }}},
+	"listJournal": {
+		{name: "filtered", build: func(f *fixture) happyReq {
+			return getAs(f, qs("account", "1800", "startDate", "2025-01-01", "endDate", "2025-12-31", "search", "Fixture", "limit", "50", "offset", "0"))
+		}},
+		{name: "reference", build: func(f *fixture) happyReq { return getAs(f, qs("externalReference", "RE-1")) }},
+	},
+	"verifyJournal": {
+		{name: "incremental", build: func(f *fixture) happyReq { return getAs(f, nil) }},
+		{name: "full", build: func(f *fixture) happyReq { return getAs(f, qs("full", "true")) }},
+	},
+	"getIntent": {
+		{name: "plain", build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("intent_id", f.intent)}) }},
+		{name: "reversed", build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("intent_id", f.intentReversed)}) }},
+		{name: "with document", build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("intent_id", f.intentDoc)}) }},
+	},
+	"reverseIntent": {{build: func(f *fixture) happyReq {
+		return f.as(happyReq{body: map[string]any{"intent_id": f.intentToReverse, "reason": "falsch gebucht", "booking_date": "2025-03-31"}})
+	}, battery: func(f *fixture) happyReq {
+		return f.as(happyReq{body: map[string]any{"intent_id": f.intentSpare, "reason": "Batterie", "booking_date": "2025-03-31"}})
+	}, mcp: func(f *fixture, args map[string]any) { args["intent_id"] = f.intentMCP }}},
+
+	// Review queue.
+	"listReviewItems": {
+		{name: "pending", build: func(f *fixture) happyReq { return getAs(f, nil) }},
+		{name: "all", build: func(f *fixture) happyReq { return getAs(f, qs("status", "all", "limit", "200", "offset", "0")) }},
+	},
+	"countReviewItems": {{build: func(f *fixture) happyReq { return getAs(f, qs("status", "all")) }}},
+	"nextReviewItem": {
+		{name: "first", build: func(f *fixture) happyReq { return getAs(f, nil) }},
+		{name: "after", build: func(f *fixture) happyReq { return getAs(f, qs("after_id", f.rvMain)) }},
+	},
+	"getReviewItem": {
+		{name: "with document", build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.rvMain)}) }},
+		{name: "confirmed", build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.rvConfirmed)}) }},
+		{name: "overridden", build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.rvOverridden)}) }},
+	},
+	"deleteReviewItem": {
+		{name: "pending", build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.rvDelete)}) }, last: true},
+		{name: "confirmed", build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.rvDeleteConfirmed)}) }, last: true},
+	},
+	"adjustReviewItem": {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.rvMain), example: true}) },
+		mcp: func(f *fixture, args map[string]any) { args["id"] = f.rvMCP },
+		battery: func(f *fixture) happyReq {
+			return f.as(happyReq{params: pathID("id", f.rvBattery), body: map[string]any{"instruction": "Datum 2025-03-30"}})
+		}}},
+	"confirmReviewItem": {{build: func(f *fixture) happyReq {
+		return f.as(happyReq{params: pathID("id", f.rvConfirm), body: map[string]any{"skip_duplicate_check": true}})
+	}, battery: func(f *fixture) happyReq {
+		return f.as(happyReq{params: pathID("id", f.rvBattery), body: map[string]any{"skip_duplicate_check": true}})
+	}, mcp: func(f *fixture, args map[string]any) { args["id"] = f.rvMCP }}},
+	"updateReviewDraft": {{build: func(f *fixture) happyReq {
+		return f.as(happyReq{params: pathID("id", f.rvMain), body: map[string]any{"lou_suggestion": map[string]any{
+			"booking_date": "2025-03-22", "description": "Neuer Entwurf", "confidence": 0.5, "reasons": []string{"corrected"},
+			"lines": []any{map[string]any{"account_debit": "6805", "account_credit": "1800", "amount": json.Number("119.00"), "tax_code": "VSt19"}}}}})
+	}, battery: func(f *fixture) happyReq {
+		return f.as(happyReq{params: pathID("id", f.rvBattery), body: map[string]any{"lou_suggestion": map[string]any{
+			"booking_date": "2025-03-23", "description": "Batterie-Entwurf", "confidence": 0.4, "reasons": []string{"battery"},
+			"lines": []any{map[string]any{"account_debit": "6805", "account_credit": "1800", "amount": json.Number("120.00"), "tax_code": "VSt19"}}}}})
+	}}},
+	"overrideReviewItem": {{build: func(f *fixture) happyReq {
+		return f.as(happyReq{params: pathID("id", f.rvOverride), body: map[string]any{"booking_draft": bookingBody("2025-03-24", "Stattdessen", bline("6805", "1800", "119.00", "tax_code", "VSt19"))}})
+	}, battery: func(f *fixture) happyReq {
+		b := bookingBody("2025-03-24", "Batterie stattdessen", bline("6805", "1800", "119.00", "tax_code", "VSt19"))
+		return f.as(happyReq{params: pathID("id", f.rvBattery), body: map[string]any{"booking_draft": b, "skip_duplicate_check": true}})
+	}}},
+
+	// Chart, tax codes, bank.
+	"listAccounts": {
+		{name: "all", build: func(f *fixture) happyReq { return getAs(f, nil) }},
+		{name: "filtered", build: func(f *fixture) happyReq {
+			return getAs(f, qs("q", "bank", "type", "asset", "limit", "10", "offset", "0"))
+		}},
+	},
+	"createAccount": {{build: func(f *fixture) happyReq { return f.as(happyReq{example: true}) },
+		battery: func(f *fixture) happyReq {
+			return f.as(happyReq{body: map[string]any{"number": "6899", "name": "Batterie", "type": "expense", "category": "Sonstiges", "report_group": "GuV"}})
+		}}},
+	"searchAccounts": {{build: func(f *fixture) happyReq { return getAs(f, qs("q", "68", "type", "expense", "limit", "5")) }}},
+	"listAccountEntries": {{build: func(f *fixture) happyReq {
+		return f.as(happyReq{params: pathID("number", "1800"), query: qs("startDate", "2025-01-01", "endDate", "2025-12-31", "limit", "100")})
+	}}},
+	"listTaxCodes": {{build: func(f *fixture) happyReq { return getAs(f, qs("include_inactive", "true")) }}},
+	"updateTaxCode": {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("code", "IGE7"), example: true}) },
+		battery: func(f *fixture) happyReq {
+			return f.as(happyReq{params: pathID("code", "RC7"), body: map[string]any{"label": "Batterie", "description": "Batterie", "rate": json.Number("7.5"), "vat_account": "1407", "self_assess_account": "3837", "is_active": true}})
+		}}},
+	"listBankAccounts": {{build: func(f *fixture) happyReq { return getAs(f, nil) }}},
+
+	// Periods and closing.
+	"listPeriods":            {{build: func(f *fixture) happyReq { return getAs(f, nil) }}},
+	"softLockPeriod":         {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("period", "2024-05")}) }, mcp: func(f *fixture, args map[string]any) { args["period"] = "2024-09" }}},
+	"lockPeriod":             {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("period", "2024-06")}) }}},
+	"reopenPeriod":           {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("period", "2024-07")}) }}},
+	"createAdjustmentPeriod": {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("year", "2023")}) }}},
+	"listClosingTasks": {
+		{name: "manual", build: func(f *fixture) happyReq { return getAs(f, qs("period", "2025-02")) }},
+		{name: "default", build: func(f *fixture) happyReq { return getAs(f, nil) }},
+	},
+	"createClosingTask": {{build: func(f *fixture) happyReq { return f.as(happyReq{example: true}) }}},
+	"updateClosingTask": {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.task), example: true}) },
+		battery: func(f *fixture) happyReq {
+			return f.as(happyReq{params: pathID("id", f.task), body: map[string]any{"status": "in_progress", "title": "Batterie", "assignee": "Cem", "note": "Batterie", "due_date": "2025-03-07"}})
+		}}},
+
+	// Reports.
+	"getReport": {
+		{name: "susa", build: func(f *fixture) happyReq { return getAs(f, qs("type", "susa", "period", "2025-03")) }},
+		{name: "trial_balance", build: func(f *fixture) happyReq { return getAs(f, qs("type", "trial_balance", "period", "2025")) }},
+		{name: "guv", build: func(f *fixture) happyReq { return getAs(f, qs("type", "guv", "period", "2025-03")) }},
+		{name: "bilanz", build: func(f *fixture) happyReq { return getAs(f, qs("type", "bilanz", "period", "2025-03")) }},
+	},
+	"exportDatev":      {{build: func(f *fixture) happyReq { return getAs(f, qs("from", "2025-01-01", "to", "2025-03-31")) }}},
+	"exportGobd":       {{build: func(f *fixture) happyReq { return getAs(f, qs("year", "2025")) }}},
+	"createExportJob":  {{build: func(f *fixture) happyReq { return f.as(happyReq{body: map[string]any{"type": "gobd", "year": "2025"}}) }}},
+	"getExportJob":     {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.job)}) }}},
+	"getExportJobFile": {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.job)}) }}},
+}
