@@ -105,6 +105,10 @@ func (g *Gateway) call(ctx context.Context, x *exchange, build func() (req *nats
 	if err != nil {
 		return nil, err
 	}
+	// The input boundary: nothing the document refuses reaches a service.
+	if err := x.route.op.CheckRequest(req.Params, req.Query, req.ContentType, req.Body); err != nil {
+		return nil, err
+	}
 	if x.route.Flags&LoginLimited != 0 {
 		if err := g.limitLogin(ctx, x, req.Body); err != nil {
 			return nil, err
