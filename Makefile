@@ -21,7 +21,7 @@ run: ## the whole platform in one process on :8080 (embedded NATS, data under .d
 	$(GO) build -o $(BIN)/allinone ./deploy/allinone/cmd/allinone
 	LOG_FORMAT=$${LOG_FORMAT:-text} exec $(BIN)/allinone
 
-test: ## go vet, then every test against real Postgres, NATS (embedded) and Redis, then the fault test (make chaos)
+test: tools ## go vet, then every test against real Postgres, NATS (embedded) and Redis, then the fault test (make chaos)
 	@deploy/dev/ensure-services.sh
 	$(GO) vet $(PKGS)
 	$(GO) vet -tags chaos ./deploy/allinone/
@@ -74,6 +74,13 @@ logs: ## docker compose: follow the logs
 k8s: ## render the kustomize base (no cluster needed)
 	kubectl kustomize deploy/k8s
 
-tools: ## nothing to install: Go, gofmt and the PostgreSQL/Redis servers are enough
+# The pinned npm tools of the TypeScript client check (deploy/apiclients);
+# npm ci runs only when node_modules is missing or older than the lockfile.
+TS_TOOLS := deploy/apiclients/ts
+$(TS_TOOLS)/node_modules/.package-lock.json: $(TS_TOOLS)/package.json $(TS_TOOLS)/package-lock.json
+	npm ci --prefix $(TS_TOOLS) --no-audit --no-fund
+	@touch $@
+
+tools: $(TS_TOOLS)/node_modules/.package-lock.json ## install the npm tools the tests need (Go's tools are pinned in go.mod); needs Node.js and npm
 	@$(GO) version
 	@command -v pg_config >/dev/null && echo "postgres binaries: $$(pg_config --bindir)" || echo "pg_config not found (fine with DATABASE_URL or a local server)"
