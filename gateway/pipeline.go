@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ledgerplatform/ledger/contracts/gatewayv1"
+	"github.com/ledgerplatform/ledger/gateway/contract"
 	"github.com/ledgerplatform/ledger/pkg/auth"
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
@@ -117,6 +118,10 @@ func (g *Gateway) call(ctx context.Context, x *exchange, build func() (req *nats
 	if len(key) > maxIdempotencyKey {
 		f := x.surface.keyField
 		return nil, errs.Invalid(f+" is too long", errs.Field(f, "at most 255 characters"))
+	}
+	if issue := contract.TextIssue(key); issue != "" {
+		f := x.surface.keyField
+		return nil, errs.Invalid(f+" is not text", errs.Field(f, issue))
 	}
 	if key != "" {
 		ctx = natsx.WithIdempotencyKey(ctx, key)

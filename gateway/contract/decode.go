@@ -118,6 +118,10 @@ func syntaxError(err error, path string) error {
 	return errs.Invalid("malformed request body", errs.Field(path, issue))
 }
 
+// TextIssue says why s is not acceptable as a single-line value (a header,
+// a name), or "".
+func TextIssue(s string) string { return checkText(s, false) }
+
 // checkText returns why s is not acceptable text, or "". Text is valid
 // UTF-8 without control characters; multiLine allows tab, CR and LF, which
 // a note or description may hold but a name, an id or a query value not.
