@@ -21,6 +21,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/natsx"
 )
 
 // Upload limits. A request carries one file of at most MaxDocumentBytes;
@@ -346,8 +347,10 @@ func (s *Service) BookWithDocument(ctx context.Context, r Request, contentType s
 	if !ok || strings.TrimSpace(raw) == "" {
 		return Posted{}, nil, errs.Invalid("lines are missing", errs.Field("lines", "required: a JSON array of booking lines"))
 	}
-	if err := decodeStrict([]byte(raw), &b.Lines); err != nil {
-		return Posted{}, nil, errs.Invalid("lines is not a valid JSON array of booking lines", errs.Field("lines", err.Error()))
+	if err := natsx.Decode([]byte(raw), &b.Lines); err != nil {
+		e := errs.As(under("lines", err))
+		e.Message = "lines is not a valid JSON array of booking lines"
+		return Posted{}, nil, e
 	}
 	if v, ok := up.Fields["skip_duplicate_check"]; ok && strings.TrimSpace(v) != "" {
 		if b.SkipDuplicateCheck, err = strconv.ParseBool(strings.TrimSpace(v)); err != nil {
@@ -372,18 +375,4 @@ func (s *Service) BookWithDocument(ctx context.Context, r Request, contentType s
 	}
 	r.Body, r.Channel = canon, "document"
 	return s.book(ctx, r, b, &Intent{Document: newDocument(r, up.File), Category: category})
-}
-
-// decodeStrict decodes one JSON value, refusing unknown fields and
-// trailing data.
-func decodeStrict(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return errors.New(strings.TrimPrefix(err.Error(), "json: "))
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return errors.New("unexpected data after the JSON value")
-	}
-	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -207,14 +208,16 @@ func (s *Service) PostFor(ctx context.Context, p ledgerv1.PostRequest) (Posted, 
 		date, _ := ParseDate(p.Booking.BookingDate)
 		var err error
 		if in.Period, err = PeriodOf(date, p.Booking.Period); err != nil {
-			return Posted{}, under("booking.", err)
+			return Posted{}, under("booking", err)
 		}
 	}
 	posted, err := s.postAs(ctx, p.TenantID, p.Booking, in)
-	return posted, under("booking.", err)
+	return posted, under("booking", err)
 }
 
-// under prefixes the fields named by an INVALID_INPUT error.
+// under puts the fields named by an INVALID_INPUT error under the field
+// prefix: "lines[0].amount" under "booking" is "booking.lines[0].amount",
+// "[0].amount" under "lines" is "lines[0].amount".
 func under(prefix string, err error) error {
 	var e *errs.Error
 	if !errors.As(err, &e) || e.Code != errs.InvalidInput {
@@ -223,7 +226,15 @@ func under(prefix string, err error) error {
 	out := *e
 	out.Details = make([]errs.Detail, len(e.Details))
 	for i, d := range e.Details {
-		out.Details[i] = errs.Field(prefix+d.Field, d.Issue)
+		field := prefix
+		switch {
+		case d.Field == "":
+		case strings.HasPrefix(d.Field, "["):
+			field += d.Field
+		default:
+			field += "." + d.Field
+		}
+		out.Details[i] = errs.Field(field, d.Issue)
 	}
 	return &out
 }
