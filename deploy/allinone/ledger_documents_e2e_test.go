@@ -222,11 +222,19 @@ func TestLedgerBookingWithDocument(t *testing.T) {
 	p.expectError(415, "UNSUPPORTED_MEDIA_TYPE", "POST", "/v1/bookings/with-document", w, bookingBody("2025-05-05", "x", bline("6815", "1800", "1")))
 	p.sameLedger("invalid requests", tenant, before)
 
-	// A refusal after validation (a locked period) keeps the original,
-	// as every received original is kept.
+	// A refusal after validation (a duplicate, a locked period) stores no
+	// document either: the original commits with its booking or not at
+	// all, so the same file uploads afterwards as a new document.
+	refusedDoc := func(name string, file []byte, status int, code string, extra ...part) {
+		t.Helper()
+		before := ledgerSnapshot(t, p, tenant)
+		body, ct := multipartBody(t, fields(fileField(name, "image/png", file), lines, extra...)...)
+		p.expectError(status, code, "POST", "/v1/bookings/with-document", w, body, "Content-Type", ct)
+		p.sameLedger(code, tenant, before)
+		p.wantCount(0, "SELECT count(*) FROM ledger.documents WHERE tenant_id = $1 AND sha256 = decode($2, 'hex')", tenant, sha(file))
+		p.upload(201, "/v1/documents", w, fileField(name, "image/png", file))
+	}
+	refusedDoc("doppelt.png", pngOf(6), 409, "DUPLICATE_BOOKING")
 	p.setLock(tenant, "2025-05", "soft-locked")
-	locked := fileField("gesperrt.png", "image/png", pngOf(5))
-	body, ct = multipartBody(t, fields(locked, lines, textField("skip_duplicate_check", "true"))...)
-	p.expectError(409, "PERIOD_LOCKED", "POST", "/v1/bookings/with-document", w, body, "Content-Type", ct)
-	p.wantCount(1, "SELECT count(*) FROM ledger.documents WHERE tenant_id = $1 AND sha256 = decode($2, 'hex')", tenant, sha(pngOf(5)))
+	refusedDoc("gesperrt.png", pngOf(5), 409, "PERIOD_LOCKED", textField("skip_duplicate_check", "true"))
 }

@@ -49,8 +49,7 @@ func TestLedgerBookingValidation(t *testing.T) {
 		{"second line bad, first good", bookingBody("2025-03-02", "x", bline("6815", "1800", "1.00"), bline("6815", "1800", "0.001")), []string{"lines[1].amount"}},
 		{"several problems", bookingBody("2025-13-01", "", bline("6815", "6815", "1.001")), []string{"booking_date", "description"}}, // the document's rules first; the ledger's own (debit = credit, cents) once these hold
 		{"unknown field", map[string]any{"booking_date": "2025-03-02", "description": "x", "lines": []any{}, "post_anyway": true}, []string{"lines", "post_anyway"}},
-		// A type error inside a custom decoder names no field; the issue
-		// names the value.
+		// A type error inside a custom decoder (money) names its field too.
 		{"amount wrong type", bookingBody("2025-03-02", "x", bline("6815", "1800", "1", "amount", true)), []string{"lines[0].amount"}},
 	}
 	for _, tt := range bookings {
