@@ -24,7 +24,7 @@ run: ## the whole platform in one process on :8080 (embedded NATS, data under .d
 	$(GO) build -o $(BIN)/allinone ./deploy/allinone/cmd/allinone
 	LOG_FORMAT=$${LOG_FORMAT:-text} exec $(BIN)/allinone
 
-test: ## go vet, then every test against real Postgres, NATS (embedded) and Redis (with the contract test's summary), then the fault test (make chaos)
+test: tools ## go vet, then every test against real Postgres, NATS (embedded) and Redis (with the contract test's summary), then the fault test (make chaos)
 	@deploy/dev/ensure-services.sh
 	$(GO) vet $(PKGS)
 	$(GO) vet -tags chaos ./deploy/allinone/
@@ -40,6 +40,7 @@ fuzz: ## a short run of every fuzz target of a parser of outside input (FUZZTIME
 	$(GO) test -run '^$$' -fuzz '^FuzzVerify$$' -fuzztime $(FUZZTIME) ./pkg/natsauth/
 	$(GO) test -run '^$$' -fuzz '^FuzzClientAddr$$' -fuzztime $(FUZZTIME) ./gateway/
 	$(GO) test -run '^$$' -fuzz '^FuzzAdjust$$' -fuzztime $(FUZZTIME) ./services/ledger/
+	$(GO) test -run '^$$' -fuzz '^FuzzBoundary$$' -fuzztime $(FUZZTIME) ./gateway/contract/
 
 chaos: ## fault test: the platform on a 3-node NATS cluster (real processes), each node SIGKILLed in turn under load; nothing may be lost
 	@deploy/dev/ensure-services.sh
@@ -79,6 +80,13 @@ logs: ## docker compose: follow the logs
 k8s: ## render the kustomize base (no cluster needed)
 	kubectl kustomize deploy/k8s
 
-tools: ## nothing to install: Go, gofmt and the PostgreSQL/Redis servers are enough
+# The pinned npm tools of the TypeScript client check (deploy/apiclients);
+# npm ci runs only when node_modules is missing or older than the lockfile.
+TS_TOOLS := deploy/apiclients/ts
+$(TS_TOOLS)/node_modules/.package-lock.json: $(TS_TOOLS)/package.json $(TS_TOOLS)/package-lock.json
+	npm ci --prefix $(TS_TOOLS) --no-audit --no-fund
+	@touch $@
+
+tools: $(TS_TOOLS)/node_modules/.package-lock.json ## install the npm tools the tests need (Go's tools are pinned in go.mod); needs Node.js and npm
 	@$(GO) version
 	@command -v pg_config >/dev/null && echo "postgres binaries: $$(pg_config --bindir)" || echo "pg_config not found (fine with DATABASE_URL or a local server)"

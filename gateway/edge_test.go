@@ -233,7 +233,7 @@ func TestStreamOutlivesWriteTimeout(t *testing.T) {
 	srv.Start()
 	defer srv.Close()
 
-	req, _ := http.NewRequest("GET", srv.URL+"/v1/reports/datev-export", nil)
+	req, _ := http.NewRequest("GET", srv.URL+"/v1/reports/datev-export?from=2025-01-01&to=2025-12-31", nil)
 	req.Header.Set("Authorization", "Bearer good-token")
 	start := time.Now()
 	res, err := http.DefaultClient.Do(req)

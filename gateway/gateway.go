@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -143,6 +144,15 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 	}
 
 	g.router = newRouter(Routes, g.serveRoute, http.HandlerFunc(g.unrouted))
+	doc, err := loadContract()
+	if err != nil {
+		return nil, errs.Wrap("gateway.New", err)
+	}
+	for _, rt := range g.router.routes {
+		if rt.op = doc.Operation(rt.Method, rt.Pattern); rt.op == nil {
+			return nil, errs.Wrap("gateway.New", fmt.Errorf("route %s is not in contracts/openapi.yaml", rt.name))
+		}
+	}
 	if g.tools, err = newTools(g.router); err != nil {
 		return nil, errs.Wrap("gateway.New", err)
 	}

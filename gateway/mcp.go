@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ledgerplatform/ledger/gateway/contract"
 	"github.com/ledgerplatform/ledger/pkg/auth"
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
@@ -85,6 +87,13 @@ func (g *Gateway) serveMCP(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.cfg.MaxBodyBytes))
 	var req rpcRequest
 	if err == nil {
+		// The message as a whole is read as strictly as a REST body, so no
+		// duplicate or broken name in a tool's arguments is lost on the way.
+		if _, strict := contract.DecodeJSON(body); strict != nil {
+			writeJSON(w, http.StatusBadRequest, rpcResponse{JSONRPC: "2.0", ID: json.RawMessage("null"),
+				Error: x.rpcError(-32700, withDetails(strict))})
+			return
+		}
 		err = json.Unmarshal(body, &req)
 	}
 	if err != nil || req.JSONRPC != "2.0" || req.Method == "" {
@@ -229,4 +238,18 @@ func scalar(v json.RawMessage) string {
 		return s
 	}
 	return strings.Trim(string(v), `"`)
+}
+
+// withDetails folds an error's field details into its message, for the
+// JSON-RPC error object, which has no place for them.
+func withDetails(err error) error {
+	e := errs.As(err)
+	if e == nil || len(e.Details) == 0 {
+		return err
+	}
+	msg := e.Message
+	for _, d := range e.Details {
+		msg += "; " + cmp.Or(d.Field, "(message)") + ": " + d.Issue
+	}
+	return errs.Invalid(msg, e.Details...)
 }

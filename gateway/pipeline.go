@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ledgerplatform/ledger/contracts/gatewayv1"
+	"github.com/ledgerplatform/ledger/gateway/contract"
 	"github.com/ledgerplatform/ledger/pkg/auth"
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
@@ -105,6 +106,10 @@ func (g *Gateway) call(ctx context.Context, x *exchange, build func() (req *nats
 	if err != nil {
 		return nil, err
 	}
+	// The input boundary: nothing the document refuses reaches a service.
+	if err := x.route.op.CheckRequest(req.Params, req.Query, req.ContentType, req.Body); err != nil {
+		return nil, err
+	}
 	if x.route.Flags&LoginLimited != 0 {
 		if err := g.limitLogin(ctx, x, req.Body); err != nil {
 			return nil, err
@@ -113,6 +118,10 @@ func (g *Gateway) call(ctx context.Context, x *exchange, build func() (req *nats
 	if len(key) > maxIdempotencyKey {
 		f := x.surface.keyField
 		return nil, errs.Invalid(f+" is too long", errs.Field(f, "at most 255 characters"))
+	}
+	if issue := contract.TextIssue(key); issue != "" {
+		f := x.surface.keyField
+		return nil, errs.Invalid(f+" is not text", errs.Field(f, issue))
 	}
 	if key != "" {
 		ctx = natsx.WithIdempotencyKey(ctx, key)

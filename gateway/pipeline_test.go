@@ -71,14 +71,15 @@ func TestSurfacesShareThePipeline(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	rest := serve(t, g, "/v1/bookings", `{}`)
+	booking := `{"booking_date":"2025-03-14","description":"x","lines":[{"account_debit":"6815","account_credit":"1800","amount":1}]}`
+	rest := serve(t, g, "/v1/bookings", booking)
 	if rest.Code != http.StatusInternalServerError {
 		t.Fatalf("REST: %d %s", rest.Code, rest.Body)
 	}
 	var restBody errs.Body
 	_ = json.Unmarshal(rest.Body.Bytes(), &restBody)
 
-	mcp := serve(t, g, "/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"post_booking","arguments":{}}}`)
+	mcp := serve(t, g, "/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"post_booking","arguments":`+booking+`}}`)
 	var rpc struct {
 		Result struct {
 			IsError           bool      `json:"isError"`

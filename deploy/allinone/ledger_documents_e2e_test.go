@@ -146,7 +146,7 @@ func TestLedgerBookingWithDocument(t *testing.T) {
 	fields := func(file part, lines string, extra ...part) []part {
 		return append([]part{file, textField("booking_date", "2025-05-05"), textField("description", "Druckerpapier"), textField("lines", lines)}, extra...)
 	}
-	lines := `[{"account_debit":"6815","account_credit":"1800","amount":"23.80","tax_code":"VSt19"}]`
+	lines := `[{"account_debit":"6815","account_credit":"1800","amount":23.80,"tax_code":"VSt19"}]`
 	r := p.upload(201, "/v1/bookings/with-document", w, fields(fileField("quittung.png", "image/png", tinyPNG), lines, textField("intent_category", "office"))...)
 	wantKeys(t, "booking with document", r.Raw, "intent_id", "event_count", "document_id")
 	var posted postedBody
@@ -196,9 +196,9 @@ func TestLedgerBookingWithDocument(t *testing.T) {
 		code   string
 		fields []string
 	}{
-		{"lines not JSON", fields(other, `[{"account_debit":`), "INVALID_INPUT", []string{"lines"}},
+		{"lines not JSON", fields(other, `[{"account_debit":`), "INVALID_INPUT", []string{"lines[0].account_debit"}},
 		{"lines missing", []part{other, textField("booking_date", "2025-05-05"), textField("description", "x")}, "INVALID_INPUT", []string{"lines"}},
-		{"lines unknown field", fields(other, `[{"account_debit":"6815","account_credit":"1800","amount":1,"vat":19}]`), "INVALID_INPUT", []string{"lines"}},
+		{"lines unknown field", fields(other, `[{"account_debit":"6815","account_credit":"1800","amount":1,"vat":19}]`), "INVALID_INPUT", []string{"lines[0].vat"}},
 		{"line invalid", fields(other, `[{"account_debit":"6815","account_credit":"99999","amount":1}]`), "INVALID_INPUT", []string{"lines[0].account_credit"}},
 		{"bad date", []part{other, textField("booking_date", "2025-02-30"), textField("description", "x"), textField("lines", lines)}, "INVALID_INPUT", []string{"booking_date"}},
 		{"bad skip flag", fields(other, lines, textField("skip_duplicate_check", "vielleicht")), "INVALID_INPUT", []string{"skip_duplicate_check"}},
@@ -215,18 +215,26 @@ func TestLedgerBookingWithDocument(t *testing.T) {
 			t.Errorf("%s: %d %s, want 400 %s", tt.name, r.Status, r.Raw, tt.code)
 			continue
 		}
-		if tt.fields != nil && strings.Join(detailFields(t, r), ",") != strings.Join(tt.fields, ",") {
+		if tt.fields != nil && !sameFields(detailFields(t, r), tt.fields) {
 			t.Errorf("%s: detail fields %v, want %v", tt.name, detailFields(t, r), tt.fields)
 		}
 	}
 	p.expectError(415, "UNSUPPORTED_MEDIA_TYPE", "POST", "/v1/bookings/with-document", w, bookingBody("2025-05-05", "x", bline("6815", "1800", "1")))
 	p.sameLedger("invalid requests", tenant, before)
 
-	// A refusal after validation (a locked period) keeps the original,
-	// as every received original is kept.
+	// A refusal after validation (a duplicate, a locked period) stores no
+	// document either: the original commits with its booking or not at
+	// all, so the same file uploads afterwards as a new document.
+	refusedDoc := func(name string, file []byte, status int, code string, extra ...part) {
+		t.Helper()
+		before := ledgerSnapshot(t, p, tenant)
+		body, ct := multipartBody(t, fields(fileField(name, "image/png", file), lines, extra...)...)
+		p.expectError(status, code, "POST", "/v1/bookings/with-document", w, body, "Content-Type", ct)
+		p.sameLedger(code, tenant, before)
+		p.wantCount(0, "SELECT count(*) FROM ledger.documents WHERE tenant_id = $1 AND sha256 = decode($2, 'hex')", tenant, sha(file))
+		p.upload(201, "/v1/documents", w, fileField(name, "image/png", file))
+	}
+	refusedDoc("doppelt.png", pngOf(6), 409, "DUPLICATE_BOOKING")
 	p.setLock(tenant, "2025-05", "soft-locked")
-	locked := fileField("gesperrt.png", "image/png", pngOf(5))
-	body, ct = multipartBody(t, fields(locked, lines, textField("skip_duplicate_check", "true"))...)
-	p.expectError(409, "PERIOD_LOCKED", "POST", "/v1/bookings/with-document", w, body, "Content-Type", ct)
-	p.wantCount(1, "SELECT count(*) FROM ledger.documents WHERE tenant_id = $1 AND sha256 = decode($2, 'hex')", tenant, sha(pngOf(5)))
+	refusedDoc("gesperrt.png", pngOf(5), 409, "PERIOD_LOCKED", textField("skip_duplicate_check", "true"))
 }

@@ -146,7 +146,7 @@ func TestLedgerReviewQueue(t *testing.T) {
 		} `json:"lou_suggestion"`
 	}
 	r = p.must(200, "PATCH", "/v1/review-queue/"+third.ID+"/draft", rv, map[string]any{"lou_suggestion": map[string]any{
-		"booking_date": "2025-03-17", "description": "  Porto März ", "lines": []any{bline(" 6815 ", "1800", "5.5")}}})
+		"booking_date": "2025-03-17", "description": "  Porto März ", "lines": []any{bline("6815", "1800", "5.5")}}})
 	wantKeys(t, "draft", r.Raw, "lou_suggestion")
 	decodeJSON(t, r.Raw, &draft)
 	if draft.LouSuggestion.Description != "Porto März" || len(draft.LouSuggestion.Lines) != 1 || draft.LouSuggestion.Lines[0].Amount != "5.50" {

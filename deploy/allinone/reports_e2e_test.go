@@ -493,8 +493,8 @@ func TestReportsBadRequests(t *testing.T) {
 	for _, period := range []string{"2025-00", "2025-14", "2025-1", "25", "20250", "2025-03-01", "03-2025", "abcd", "1899", "9999", "2025-13-01", "2025%2F03", "%20"} {
 		p.expectInvalid([]string{"period"}, "GET", "/v1/reports?type=susa&period="+period, rk, nil)
 	}
-	// The type is checked first.
-	p.expectInvalid([]string{"type"}, "GET", "/v1/reports?type=cashflow&period=nope", rk, nil)
+	// Every problem is named at once.
+	p.expectInvalid([]string{"period", "type"}, "GET", "/v1/reports?type=cashflow&period=nope", rk, nil)
 }
 
 // TestReportsAccess: reports need auswertungen:read, and a tenant sees only

@@ -1,12 +1,10 @@
 package natsx
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/url"
 	"os"
@@ -277,47 +275,4 @@ func (s *Server) Serve(ctx context.Context, ready func()) error {
 		s.log.Warn("stopping the NATS service", "service", s.name, "err", err)
 	}
 	return nil
-}
-
-// Decode strictly decodes a JSON body into v: unknown fields, trailing data
-// and malformed JSON are INVALID_INPUT. An empty body decodes as {}.
-func Decode(body []byte, v any) error {
-	if len(bytes.TrimSpace(body)) == 0 {
-		body = []byte("{}")
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return errs.Invalid("malformed request body", errs.Field(jsonField(err), jsonIssue(err)))
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return errs.Invalid("malformed request body", errs.Field("", "unexpected data after the JSON value"))
-	}
-	return nil
-}
-
-func jsonField(err error) string {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		return te.Field
-	}
-	if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		return strings.Trim(f, `"`)
-	}
-	return ""
-}
-
-func jsonIssue(err error) string {
-	var te *json.UnmarshalTypeError
-	var se *json.SyntaxError
-	switch {
-	case errors.As(err, &te):
-		return "must be of type " + te.Type.String()
-	case errors.As(err, &se):
-		return "invalid JSON at offset " + strconv.FormatInt(se.Offset, 10)
-	case strings.HasPrefix(err.Error(), "json: unknown field"):
-		return "unknown field"
-	}
-	// Errors from UnmarshalJSON methods (money, dates) are written for clients.
-	return strings.TrimPrefix(err.Error(), "json: ")
 }

@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"regexp"
 	"slices"
 	"strings"
@@ -16,6 +14,7 @@ import (
 
 	"github.com/ledgerplatform/ledger/contracts/money"
 	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/natsx"
 )
 
 // The chart of accounts and the tax codes.
@@ -411,13 +410,14 @@ func ParseTaxCodePatch(body []byte) (TaxCodePatch, error) {
 	if len(body) == 0 {
 		return p, nil
 	}
-	var raw map[string]json.RawMessage
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(&raw); err != nil || raw == nil {
-		return p, errs.Invalid("malformed request body", errs.Field("", "must be one JSON object"))
+	// Checked strictly first: the members read below are then exactly the
+	// ones sent, once each, in valid text.
+	if err := natsx.CheckJSON(body); err != nil {
+		return p, err
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return p, errs.Invalid("malformed request body", errs.Field("", "unexpected data after the JSON value"))
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(body, &raw); err != nil || raw == nil {
+		return p, errs.Invalid("malformed request body", errs.Field("", "must be one JSON object"))
 	}
 	var details []errs.Detail
 	bad := func(field, issue string) { details = append(details, errs.Field(field, issue)) }

@@ -169,19 +169,39 @@ func (s *Service) Checkpoint(ctx context.Context, tenant, reason string) error {
 	if err != nil {
 		return err
 	}
+	c, err := s.signHead(tenant, reason, v)
+	if err != nil || c == nil {
+		return err
+	}
+	return s.store.AddCheckpoint(ctx, *c)
+}
+
+// HeadCheckpoint is a checkpoint a store signs inside a transaction that
+// holds the journal head: it verifies the chain with Keys (as Verify does,
+// from the newest good checkpoint) and stores what Sign makes of that
+// verification, nothing when Sign returns nil.
+type HeadCheckpoint struct {
+	Keys Keyring
+	Sign func(Verification) (*Checkpoint, error)
+}
+
+// signHead signs the head v verified up to; nil for an empty journal,
+// which has nothing to anchor. A chain that does not verify is never
+// signed.
+func (s *Service) signHead(tenant, reason string, v Verification) (*Checkpoint, error) {
 	if !v.OK {
-		return errs.Wrap("ledger.Checkpoint", fmt.Errorf("the chain does not verify, nothing signed: %s", v.Reason))
+		return nil, errs.Wrap("ledger.Checkpoint", fmt.Errorf("the chain does not verify, nothing signed: %s", v.Reason))
 	}
 	if v.Events == 0 {
-		return nil
+		return nil, nil
 	}
 	hash, err := hex.DecodeString(v.HeadHash)
 	if err != nil {
-		return errs.Wrap("ledger.Checkpoint", err)
+		return nil, errs.Wrap("ledger.Checkpoint", err)
 	}
 	c := Checkpoint{TenantID: tenant, JournalNumber: v.Events, Hash: hash, SignedAt: s.now(), Reason: reason}
 	s.keys.Signer.Sign(&c)
-	return s.store.AddCheckpoint(ctx, c)
+	return &c, nil
 }
 
 // CheckpointMoved signs a checkpoint for every tenant whose head moved

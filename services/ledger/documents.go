@@ -21,6 +21,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/natsx"
 )
 
 // Upload limits. A request carries one file of at most MaxDocumentBytes;
@@ -275,9 +276,17 @@ func (s *Service) UploadDocument(ctx context.Context, r Request, contentType str
 }
 
 func (s *Service) storeDocument(ctx context.Context, r Request, f *UploadedFile) (Document, bool, error) {
+	d := newDocument(r, f)
+	return s.store.PutDocument(ctx, r.Claims.TenantID, d.Document, d.Content, d.CreatedBy)
+}
+
+// newDocument is the document an upload becomes, with a fresh id.
+func newDocument(r Request, f *UploadedFile) *NewDocument {
 	sum := sha256.Sum256(f.Content)
-	d := Document{ID: uuid.NewString(), MimeType: f.MimeType, OriginalName: f.Name, SizeBytes: int64(len(f.Content)), SHA256: hex.EncodeToString(sum[:])}
-	return s.store.PutDocument(ctx, r.Claims.TenantID, d, f.Content, r.Claims.Actor())
+	return &NewDocument{
+		Document: Document{ID: uuid.NewString(), MimeType: f.MimeType, OriginalName: f.Name, SizeBytes: int64(len(f.Content)), SHA256: hex.EncodeToString(sum[:])},
+		Content:  f.Content, CreatedBy: r.Claims.Actor(),
+	}
 }
 
 // Document returns a document's metadata.
@@ -319,10 +328,11 @@ func (s *Service) ValidateBooking(ctx context.Context, tenant string, b Booking)
 // BookWithDocument handles POST /v1/bookings/with-document: a multipart
 // body with file, booking_date, description, lines (a JSON array),
 // optional intent_category and skip_duplicate_check. Everything is
-// validated before anything is stored; then the document is stored (or
-// found by its hash) and the booking posted with it. Should the posting
-// then be refused (a locked period, a duplicate), the document stays
-// stored, as every received original does; a retry finds it again.
+// validated before anything is stored; then the booking is posted with the
+// document, which the store writes in the posting's transaction (or finds
+// by its hash when the tenant holds the same bytes). A refused posting (a
+// locked period, a duplicate) therefore stores no document either, and
+// the same file can be uploaded or booked again as new.
 //
 // For idempotency the request is identified by the file's hash and the
 // fields, not by the raw multipart bytes, whose boundary differs per try.
@@ -337,8 +347,10 @@ func (s *Service) BookWithDocument(ctx context.Context, r Request, contentType s
 	if !ok || strings.TrimSpace(raw) == "" {
 		return Posted{}, nil, errs.Invalid("lines are missing", errs.Field("lines", "required: a JSON array of booking lines"))
 	}
-	if err := decodeStrict([]byte(raw), &b.Lines); err != nil {
-		return Posted{}, nil, errs.Invalid("lines is not a valid JSON array of booking lines", errs.Field("lines", err.Error()))
+	if err := natsx.Decode([]byte(raw), &b.Lines); err != nil {
+		e := errs.As(under("lines", err))
+		e.Message = "lines is not a valid JSON array of booking lines"
+		return Posted{}, nil, e
 	}
 	if v, ok := up.Fields["skip_duplicate_check"]; ok && strings.TrimSpace(v) != "" {
 		if b.SkipDuplicateCheck, err = strconv.ParseBool(strings.TrimSpace(v)); err != nil {
@@ -362,23 +374,5 @@ func (s *Service) BookWithDocument(ctx context.Context, r Request, contentType s
 		return Posted{}, nil, errs.Wrap("ledger.BookWithDocument", err)
 	}
 	r.Body, r.Channel = canon, "document"
-	doc, _, err := s.storeDocument(ctx, r, up.File)
-	if err != nil {
-		return Posted{}, nil, err
-	}
-	return s.Book(ctx, r, b, doc.ID, category)
-}
-
-// decodeStrict decodes one JSON value, refusing unknown fields and
-// trailing data.
-func decodeStrict(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return errors.New(strings.TrimPrefix(err.Error(), "json: "))
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return errors.New("unexpected data after the JSON value")
-	}
-	return nil
+	return s.book(ctx, r, b, &Intent{Document: newDocument(r, up.File), Category: category})
 }

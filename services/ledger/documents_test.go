@@ -3,6 +3,7 @@ package ledger_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -293,5 +294,107 @@ func TestValidateBooking(t *testing.T) {
 	}
 	if n := e.Count(t, "SELECT count(*) FROM ledger.intents"); n != 0 {
 		t.Fatalf("%d intents, want 0", n)
+	}
+}
+
+// TestBookWithDocumentRefusedStoresNothing: the document and the posting
+// commit together, so a booking the journal refuses leaves no document,
+// and the same file is new to the next upload.
+func TestBookWithDocumentRefusedStoresNothing(t *testing.T) {
+	t.Parallel()
+	e := newDREnv(t)
+	ctx := context.Background()
+	lines := `[{"account_debit":"6815","account_credit":"1800","amount":119.00,"tax_code":"VSt19"}]`
+	booking := func(date, desc, lines string) []ledgertest.Part {
+		return []ledgertest.Part{ledgertest.Field("booking_date", date), ledgertest.Field("description", desc), ledgertest.Field("lines", lines)}
+	}
+	// The duplicate: the same booking posted before without a document.
+	if _, _, err := e.Svc.Book(ctx, e.req(""), ledger.Booking{BookingDate: "2025-03-10", Description: "Büromaterial",
+		Lines: []ledger.Line{ledgertest.Line("6815", "1800", "119.00", "VSt19")}}, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Svc.SetPeriodLock(ctx, e.Tenant, "2025-04", "soft-locked", "test"); err != nil {
+		t.Fatal(err)
+	}
+	intents := e.Count(t, "SELECT count(*) FROM ledger.intents")
+	for i, tc := range []struct {
+		name   string
+		fields []ledgertest.Part
+		code   string
+	}{
+		{"invalid booking", booking("2025-03-12", "Porto", `[{"account_debit":"6815","account_credit":"6815","amount":1}]`), errs.InvalidInput},
+		{"locked period", booking("2025-04-02", "Porto", lines), errs.PeriodLocked},
+		{"duplicate booking", booking("2025-03-10", "Büromaterial", lines), errs.DuplicateBooking},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := append([]byte("%PDF-1.7 refused "), byte(i))
+			ct, body := drDocForm(t, file, tc.fields...)
+			_, _, err := e.Svc.BookWithDocument(ctx, e.req(""), ct, body)
+			ledgertest.WantCode(t, err, tc.code)
+			if n := e.Count(t, "SELECT count(*) FROM ledger.documents WHERE tenant_id = $1", e.Tenant); n != i {
+				t.Fatalf("%d documents after the refusal, want %d", n, i)
+			}
+			ct, body = drDocForm(t, file)
+			doc, created, err := e.Svc.UploadDocument(ctx, e.req(""), ct, body)
+			if err != nil || !created || doc.SHA256 != ledgertest.SHA(file) {
+				t.Fatalf("upload of the refused file: %+v created %v %v, want a new document", doc, created, err)
+			}
+		})
+	}
+	if n := e.Count(t, "SELECT count(*) FROM ledger.intents"); n != intents {
+		t.Fatalf("%d intents after refused bookings, want %d", n, intents)
+	}
+}
+
+// TestBookWithDocumentsInOneBatch: postings of one group commit carrying
+// the same new bytes store them once and link both to that document; a
+// file the tenant holds already is linked, not stored again.
+func TestBookWithDocumentsInOneBatch(t *testing.T) {
+	t.Parallel()
+	e := newDREnv(t)
+	ctx := context.Background()
+	lines := `[{"account_debit":"6815","account_credit":"1800","amount":119.00,"tax_code":"VSt19"}]`
+	ct, body := ledgertest.Form(t, ledgertest.File("held.pdf", "application/pdf", drPDF))
+	held, _, err := e.Svc.UploadDocument(ctx, e.req(""), ct, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 8
+	shared := []byte("%PDF-1.7 shared by a batch")
+	ids := make([]string, n)
+	errc := make(chan error, n)
+	for i := range n {
+		file := shared
+		if i%4 == 3 {
+			file = drPDF
+		}
+		ct, body := drDocForm(t, file, ledgertest.Field("booking_date", "2025-03-10"), ledgertest.Field("description", fmt.Sprintf("Beleg %d", i)), ledgertest.Field("lines", lines))
+		go func() {
+			p, _, err := e.Svc.BookWithDocument(ctx, e.req(""), ct, body)
+			ids[i] = p.DocumentID
+			errc <- err
+		}()
+	}
+	for range n {
+		if err := <-errc; err != nil {
+			t.Fatal(err)
+		}
+	}
+	sharedDoc := ""
+	for i, id := range ids {
+		switch {
+		case i%4 == 3 && id != held.ID:
+			t.Fatalf("booking %d linked %s, want the held document %s", i, id, held.ID)
+		case i%4 != 3 && sharedDoc == "":
+			sharedDoc = id
+		case i%4 != 3 && id != sharedDoc:
+			t.Fatalf("booking %d linked %s, want %s like the others", i, id, sharedDoc)
+		}
+	}
+	if got := e.Count(t, "SELECT count(*) FROM ledger.documents WHERE tenant_id = $1", e.Tenant); got != 2 {
+		t.Fatalf("%d documents, want 2", got)
+	}
+	if got := e.Count(t, "SELECT count(*) FROM ledger.intents i JOIN ledger.documents d ON d.tenant_id = i.tenant_id AND d.id = i.document_id WHERE i.tenant_id = $1", e.Tenant); got != n {
+		t.Fatalf("%d intents link a stored document, want %d", got, n)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -31,7 +32,10 @@ type JournalStore interface {
 	Checkpoints(ctx context.Context, tenant string) ([]Checkpoint, error)
 	// HeadsMoved lists the tenants whose head is past their newest checkpoint.
 	HeadsMoved(ctx context.Context) ([]string, error)
-	SetPeriodLock(ctx context.Context, tenant, period, status, by string) error
+	// SetPeriodLock records a period's lock state; with cp it signs a
+	// checkpoint of the head in the same transaction, and records nothing
+	// when that fails.
+	SetPeriodLock(ctx context.Context, tenant, period, status, by string, cp *HeadCheckpoint) error
 	JournalFeed(ctx context.Context, tenant string, after int64, limit int, from, to *time.Time) (ledgerv1.JournalFeed, error)
 }
 
@@ -135,6 +139,12 @@ func provenance(c *auth.Claims, channel string) Provenance {
 
 // Book validates and posts a booking.
 func (s *Service) Book(ctx context.Context, r Request, b Booking, documentID, category string) (Posted, *IdemRecord, error) {
+	return s.book(ctx, r, b, &Intent{DocumentID: documentID, Category: category})
+}
+
+// book validates b and posts it with the category and document (an id, or
+// a new document to store with the posting) that link holds.
+func (s *Service) book(ctx context.Context, r Request, b Booking, link *Intent) (Posted, *IdemRecord, error) {
 	tenant := r.Claims.TenantID
 	chart, err := s.chart(ctx, tenant)
 	if err != nil {
@@ -150,7 +160,7 @@ func (s *Service) Book(ctx context.Context, r Request, b Booking, documentID, ca
 	}
 	in := &Intent{
 		ID: uuid.NewString(), TenantID: tenant, BookingDate: date, Period: period, Description: b.Description,
-		Source: "api", Category: category, DocumentID: documentID, Provenance: provenance(r.Claims, r.Channel), Events: events,
+		Source: "api", Category: link.Category, DocumentID: link.DocumentID, Document: link.Document, Provenance: provenance(r.Claims, r.Channel), Events: events,
 	}
 	if r.Channel != "rest" && r.Channel != "" {
 		in.Source = r.Channel
@@ -198,14 +208,16 @@ func (s *Service) PostFor(ctx context.Context, p ledgerv1.PostRequest) (Posted, 
 		date, _ := ParseDate(p.Booking.BookingDate)
 		var err error
 		if in.Period, err = PeriodOf(date, p.Booking.Period); err != nil {
-			return Posted{}, under("booking.", err)
+			return Posted{}, under("booking", err)
 		}
 	}
 	posted, err := s.postAs(ctx, p.TenantID, p.Booking, in)
-	return posted, under("booking.", err)
+	return posted, under("booking", err)
 }
 
-// under prefixes the fields named by an INVALID_INPUT error.
+// under puts the fields named by an INVALID_INPUT error under the field
+// prefix: "lines[0].amount" under "booking" is "booking.lines[0].amount",
+// "[0].amount" under "lines" is "lines[0].amount".
 func under(prefix string, err error) error {
 	var e *errs.Error
 	if !errors.As(err, &e) || e.Code != errs.InvalidInput {
@@ -214,7 +226,15 @@ func under(prefix string, err error) error {
 	out := *e
 	out.Details = make([]errs.Detail, len(e.Details))
 	for i, d := range e.Details {
-		out.Details[i] = errs.Field(prefix+d.Field, d.Issue)
+		field := prefix
+		switch {
+		case d.Field == "":
+		case strings.HasPrefix(d.Field, "["):
+			field += d.Field
+		default:
+			field += "." + d.Field
+		}
+		out.Details[i] = errs.Field(field, d.Issue)
 	}
 	return &out
 }
@@ -384,16 +404,19 @@ func (s *Service) SetPeriodLock(ctx context.Context, tenant, period, status, by 
 	if err := s.ensureTenant(ctx, tenant); err != nil {
 		return err
 	}
-	if err := s.store.SetPeriodLock(ctx, tenant, period, status, by); err != nil {
-		return err
-	}
 	if status == "open" {
-		return nil
+		return s.store.SetPeriodLock(ctx, tenant, period, status, by, nil)
 	}
-	// The lock serialises with postings, so the head read after it covers
-	// every posting of the period. A failed checkpoint fails the command:
-	// the periods service retries it and setting a lock again is harmless.
-	return s.Checkpoint(ctx, tenant, "lock "+period+" "+status)
+	// The lock and its checkpoint commit together, holding the journal
+	// head: the checkpoint covers every posting of the period, and when it
+	// cannot be signed (no key, a chain that does not verify) the lock is
+	// not set either, so a refused command changes nothing.
+	if s.keys.Signer == nil {
+		return errs.Wrap("ledger.SetPeriodLock", errors.New("no checkpoint key"))
+	}
+	reason := "lock " + period + " " + status
+	return s.store.SetPeriodLock(ctx, tenant, period, status, by, &HeadCheckpoint{Keys: s.keys.Verify,
+		Sign: func(v Verification) (*Checkpoint, error) { return s.signHead(tenant, reason, v) }})
 }
 
 // MaxFeedPage bounds one page of the journal feed.

@@ -69,9 +69,15 @@ type Intent struct {
 	Source      string // api, reversal, review_queue, bank, ...
 	Category    string
 	DocumentID  string
-	Reverses    string // intent id this one reverses
-	Provenance  Provenance
-	Events      []Event
+	// Document, when set, is an uploaded original to store with the
+	// posting, in its transaction: a refused posting leaves no document
+	// behind. Should the tenant hold the same bytes already, the posting
+	// links that document instead. The store sets DocumentID to the
+	// document linked.
+	Document   *NewDocument
+	Reverses   string // intent id this one reverses
+	Provenance Provenance
+	Events     []Event
 	// Fingerprint identifies a booking for the duplicate check. It is
 	// stored even when the check is skipped, so the posting counts for
 	// later checks.
@@ -79,6 +85,14 @@ type Intent struct {
 	SkipDuplicateCheck bool
 	// IdemKey and IdemHash make the posting idempotent when set.
 	IdemScope, IdemKey, IdemHash string
+}
+
+// NewDocument is an uploaded original not yet stored: its metadata, its
+// bytes and who uploaded it.
+type NewDocument struct {
+	Document
+	Content   []byte
+	CreatedBy string
 }
 
 // IdemRecord is the stored first response to an idempotent request, as

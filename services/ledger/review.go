@@ -15,6 +15,7 @@ import (
 
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
 	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/natsx"
 )
 
 // Review item statuses; ReviewAll is only a list filter.
@@ -254,8 +255,8 @@ func (s *Service) CreateReviewItem(ctx context.Context, in ledgerv1.ReviewItemIn
 	var sug Suggestion
 	if len(in.Suggestion) == 0 {
 		details = append(details, errs.Field("suggestion", "required"))
-	} else if err := decodeStrict(in.Suggestion, &sug); err != nil {
-		details = append(details, errs.Field("suggestion", err.Error()))
+	} else if err := natsx.Decode(in.Suggestion, &sug); err != nil {
+		details = append(details, errs.As(under("suggestion", err)).Details...)
 	}
 	if len(details) > 0 {
 		return ReviewItem{}, false, errs.Invalid("the review item is invalid", details...)

@@ -420,6 +420,39 @@ func TestReviewRefusedPostingChangesNothing(t *testing.T) {
 	}
 }
 
+// TestReviewRefusalLeavesItemAsItWas: a confirm or override the journal
+// refuses releases its claim; the item reads exactly as before, hidden
+// claim columns included.
+func TestReviewRefusalLeavesItemAsItWas(t *testing.T) {
+	t.Parallel()
+	e := newDREnv(t)
+	ctx := context.Background()
+	it := e.newItem(t, &ledger.Suggestion{BookingDate: "2025-02-10", Description: "Februar", Lines: []ledger.Line{ledgertest.Line("6815", "1800", "10", "")}})
+	if err := e.Svc.SetPeriodLock(ctx, e.Tenant, "2025-02", "soft-locked", "test"); err != nil {
+		t.Fatal(err)
+	}
+	before := e.item(t, it.ID)
+	_, err := e.Svc.ConfirmReview(ctx, e.reviewReq("c1"), it.ID, false)
+	ledgertest.WantCode(t, err, errs.PeriodLocked)
+	_, err = e.Svc.OverrideReview(ctx, e.reviewReq("o1"), it.ID, ledger.Booking{BookingDate: "2025-02-11", Description: "Februar",
+		Lines: []ledger.Line{ledgertest.Line("6805", "1800", "10", "")}})
+	ledgertest.WantCode(t, err, errs.PeriodLocked)
+	_, err = e.Svc.OverrideReview(ctx, e.reviewReq(""), it.ID, ledger.Booking{BookingDate: "2025-03-11", Description: "März",
+		Lines: []ledger.Line{ledgertest.Line("6805", "6805", "10", "")}})
+	ledgertest.WantCode(t, err, errs.InvalidInput)
+	if diff := cmp.Diff(before, e.item(t, it.ID), drAmounts); diff != "" {
+		t.Fatalf("item after refused postings (-before +after):\n%s", diff)
+	}
+	if n := e.Count(t, "SELECT count(*) FROM ledger.intents WHERE tenant_id = $1", e.Tenant); n != 0 {
+		t.Fatalf("%d intents posted, want 0", n)
+	}
+	res, err := e.Svc.OverrideReview(ctx, e.reviewReq("o2"), it.ID, ledger.Booking{BookingDate: "2025-03-11", Description: "März",
+		Lines: []ledger.Line{ledgertest.Line("6805", "1800", "10", "")}})
+	if err != nil || res.Status != "overridden" {
+		t.Fatalf("override into an open period: %+v %v", res, err)
+	}
+}
+
 func TestReviewOverride(t *testing.T) {
 	t.Parallel()
 	e := newDREnv(t)

@@ -3,6 +3,7 @@ package periods
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -69,7 +70,8 @@ func (n *Nullable) UnmarshalJSON(b []byte) error {
 	}
 	var s string
 	if err := json.Unmarshal(b, &s); err != nil {
-		return err
+		// Written for the client, who never sees Go's types.
+		return errors.New("must be a string or null")
 	}
 	n.Value = &s
 	return nil

@@ -77,76 +77,84 @@ func chainIntent(in *ledger.Intent, first int64, now time.Time) *ledger.ChainInt
 // at every checkpoint and recomputes from the first event. Either way the
 // head must be the last event.
 func (s *Store) Verify(ctx context.Context, tenant string, full bool, keys ledger.Keyring) (ledger.Verification, error) {
-	var r verifyRun
+	var v ledger.Verification
 	err := db.InTenant(ctx, s.pool, tenant, db.Snapshot, func(tx pgx.Tx) error {
-		r = verifyRun{v: ledger.Verification{Full: full, Checkpoints: []ledgerv1.CheckpointCheck{}}}
-		v := &r.v
-		var headNumber int64
-		var headHash []byte
-		if err := tx.QueryRow(ctx, "SELECT last_number, last_hash FROM ledger.journal_heads WHERE tenant_id = $1", tenant).Scan(&headNumber, &headHash); err != nil {
-			return err
-		}
-		start, err := s.checkpoints(ctx, tx, tenant, full, keys, &r)
-		if err != nil {
-			return err
-		}
-		from, prev, minVersion := int64(0), []byte(nil), int16(1)
-		if start != nil {
-			from, prev, minVersion = start.number, start.hash, start.version
-		}
-		rows, err := tx.Query(ctx, "SELECT "+chainColumns+` FROM ledger.journal_events e JOIN ledger.intents i ON i.tenant_id = e.tenant_id AND i.id = e.intent_id
-			WHERE e.tenant_id = $1 AND e.journal_number > $2 ORDER BY e.journal_number`, tenant, from)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		last := from
-		var row chainRow
-		for rows.Next() {
-			if err := scanChainRow(rows, &row); err != nil {
-				return err
-			}
-			v.Recomputed++
-			n := row.e.JournalNumber
-			if n != last+1 {
-				r.broken(last+1, fmt.Sprintf("journal number %d is missing", last+1))
-			}
-			last = n
-			// A later event never uses an older formula: going back would
-			// leave fields uncovered.
-			if row.version < minVersion {
-				r.broken(n, fmt.Sprintf("hash version %d after version %d", row.version, minVersion))
-			}
-			minVersion = max(minVersion, row.version)
-			if err := json.Unmarshal(row.prov, &row.in.Provenance); err != nil {
-				r.broken(n, "the intent's provenance is not readable")
-			}
-			want, err := ledger.HashOf(int(row.version), prev, tenant, &row.in, &row.e)
-			switch {
-			case err != nil:
-				r.broken(n, err.Error())
-			case !bytes.Equal(row.hash, want):
-				r.broken(n, "content or chain does not match the stored hash")
-			}
-			prev = row.hash
-		}
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		if last != headNumber || !bytes.Equal(prev, headHash) {
-			r.broken(min(last, headNumber)+1, "the journal head does not match the last event")
-		}
-		v.Events = last
-		v.HeadHash = hex.EncodeToString(headHash)
-		if v.FirstBroken == nil && len(r.problems) > 0 {
-			v.Reason = r.problems[0]
-		}
-		v.OK = v.FirstBroken == nil && len(r.problems) == 0
-		return nil
+		var err error
+		v, err = s.verify(ctx, tx, tenant, full, keys)
+		return err
 	})
 	if err != nil {
-		return r.v, errs.Wrap("ledger.Verify", err)
+		return v, errs.Wrap("ledger.Verify", err)
 	}
+	return v, nil
+}
+
+// verify is Verify in tx, which must see one state of the chain: a
+// snapshot, or a transaction holding the journal head.
+func (s *Store) verify(ctx context.Context, tx pgx.Tx, tenant string, full bool, keys ledger.Keyring) (ledger.Verification, error) {
+	r := verifyRun{v: ledger.Verification{Full: full, Checkpoints: []ledgerv1.CheckpointCheck{}}}
+	v := &r.v
+	var headNumber int64
+	var headHash []byte
+	if err := tx.QueryRow(ctx, "SELECT last_number, last_hash FROM ledger.journal_heads WHERE tenant_id = $1", tenant).Scan(&headNumber, &headHash); err != nil {
+		return r.v, err
+	}
+	start, err := s.checkpoints(ctx, tx, tenant, full, keys, &r)
+	if err != nil {
+		return r.v, err
+	}
+	from, prev, minVersion := int64(0), []byte(nil), int16(1)
+	if start != nil {
+		from, prev, minVersion = start.number, start.hash, start.version
+	}
+	rows, err := tx.Query(ctx, "SELECT "+chainColumns+` FROM ledger.journal_events e JOIN ledger.intents i ON i.tenant_id = e.tenant_id AND i.id = e.intent_id
+		WHERE e.tenant_id = $1 AND e.journal_number > $2 ORDER BY e.journal_number`, tenant, from)
+	if err != nil {
+		return r.v, err
+	}
+	defer rows.Close()
+	last := from
+	var row chainRow
+	for rows.Next() {
+		if err := scanChainRow(rows, &row); err != nil {
+			return r.v, err
+		}
+		v.Recomputed++
+		n := row.e.JournalNumber
+		if n != last+1 {
+			r.broken(last+1, fmt.Sprintf("journal number %d is missing", last+1))
+		}
+		last = n
+		// A later event never uses an older formula: going back would
+		// leave fields uncovered.
+		if row.version < minVersion {
+			r.broken(n, fmt.Sprintf("hash version %d after version %d", row.version, minVersion))
+		}
+		minVersion = max(minVersion, row.version)
+		if err := json.Unmarshal(row.prov, &row.in.Provenance); err != nil {
+			r.broken(n, "the intent's provenance is not readable")
+		}
+		want, err := ledger.HashOf(int(row.version), prev, tenant, &row.in, &row.e)
+		switch {
+		case err != nil:
+			r.broken(n, err.Error())
+		case !bytes.Equal(row.hash, want):
+			r.broken(n, "content or chain does not match the stored hash")
+		}
+		prev = row.hash
+	}
+	if err := rows.Err(); err != nil {
+		return r.v, err
+	}
+	if last != headNumber || !bytes.Equal(prev, headHash) {
+		r.broken(min(last, headNumber)+1, "the journal head does not match the last event")
+	}
+	v.Events = last
+	v.HeadHash = hex.EncodeToString(headHash)
+	if v.FirstBroken == nil && len(r.problems) > 0 {
+		v.Reason = r.problems[0]
+	}
+	v.OK = v.FirstBroken == nil && len(r.problems) == 0
 	return r.v, nil
 }
 
@@ -220,17 +228,19 @@ func (s *Store) checkpoints(ctx context.Context, tx pgx.Tx, tenant string, full 
 // AddCheckpoint stores a signed checkpoint; its number and hash must be a
 // stored event's.
 func (s *Store) AddCheckpoint(ctx context.Context, c ledger.Checkpoint) error {
-	err := db.InTenant(ctx, s.pool, c.TenantID, db.ReadCommitted, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `INSERT INTO ledger.chain_checkpoints (tenant_id, journal_number, hash, signed_at, reason, key_id, signature)
-			SELECT $1, $2, $3, $4, $5, $6, $7 WHERE EXISTS (
-				SELECT 1 FROM ledger.journal_events WHERE tenant_id = $1 AND journal_number = $2 AND hash = $3)`,
-			c.TenantID, c.JournalNumber, c.Hash, c.SignedAt, c.Reason, c.KeyID, c.Signature)
-		if err == nil && tag.RowsAffected() == 0 {
-			err = fmt.Errorf("no event %d with hash %x", c.JournalNumber, c.Hash)
-		}
-		return err
-	})
+	err := db.InTenant(ctx, s.pool, c.TenantID, db.ReadCommitted, func(tx pgx.Tx) error { return addCheckpoint(ctx, tx, c) })
 	return errs.Wrap("ledger.AddCheckpoint", err)
+}
+
+func addCheckpoint(ctx context.Context, tx pgx.Tx, c ledger.Checkpoint) error {
+	tag, err := tx.Exec(ctx, `INSERT INTO ledger.chain_checkpoints (tenant_id, journal_number, hash, signed_at, reason, key_id, signature)
+		SELECT $1, $2, $3, $4, $5, $6, $7 WHERE EXISTS (
+			SELECT 1 FROM ledger.journal_events WHERE tenant_id = $1 AND journal_number = $2 AND hash = $3)`,
+		c.TenantID, c.JournalNumber, c.Hash, c.SignedAt, c.Reason, c.KeyID, c.Signature)
+	if err == nil && tag.RowsAffected() == 0 {
+		err = fmt.Errorf("no event %d with hash %x", c.JournalNumber, c.Hash)
+	}
+	return err
 }
 
 // Checkpoints lists a tenant's checkpoints, oldest first.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ledgerplatform/ledger/pkg/auth"
 	"github.com/ledgerplatform/ledger/pkg/db"
+	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/services/ledger"
 	"github.com/ledgerplatform/ledger/services/ledger/internal/ledgertest"
 	"github.com/ledgerplatform/ledger/services/ledger/postgres"
@@ -525,4 +526,43 @@ func BenchmarkVerify(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestLockNotSetWhenCheckpointFails: a lock and its checkpoint commit
+// together, so a chain that cannot be signed leaves the period open, with
+// no checkpoint and no period_lock_set event for the periods service to
+// adopt; once the chain verifies again the lock goes through.
+func TestLockNotSetWhenCheckpointFails(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	ids := bookN(t, e.Svc, e.Claims, 2, "Miete")
+	const breakIt, mendIt = "UPDATE ledger.journal_events SET description = description || ' (geändert)' WHERE tenant_id = $1 AND intent_id = $2",
+		"UPDATE ledger.journal_events SET description = left(description, -length(' (geändert)')) WHERE tenant_id = $1 AND intent_id = $2"
+	attack(t, e.Owner, func(ctx context.Context, conn *pgxpool.Conn) { exec(t, ctx, conn, breakIt, e.Tenant, ids[1]) })
+	state := func() [3]int {
+		return [3]int{e.Count(t, "SELECT count(*) FROM ledger.period_locks WHERE tenant_id = $1", e.Tenant),
+			e.Count(t, "SELECT count(*) FROM ledger.chain_checkpoints WHERE tenant_id = $1", e.Tenant),
+			e.Count(t, "SELECT count(*) FROM ledger.outbox")}
+	}
+	before := state()
+	if err := e.Svc.SetPeriodLock(ctx, e.Tenant, "2025-05", "hard-locked", "tester"); err == nil {
+		t.Fatal("a lock over a broken chain was set")
+	}
+	if after := state(); after != before {
+		t.Fatalf("locks, checkpoints, outbox after the failed lock: %v, want %v", after, before)
+	}
+	bookN(t, e.Svc, e.Claims, 1, "Porto") // the period is still open
+	before = state()
+
+	attack(t, e.Owner, func(ctx context.Context, conn *pgxpool.Conn) { exec(t, ctx, conn, mendIt, e.Tenant, ids[1]) })
+	if err := e.Svc.SetPeriodLock(ctx, e.Tenant, "2025-05", "hard-locked", "tester"); err != nil {
+		t.Fatal(err)
+	}
+	if after := state(); after[0] != before[0]+1 || after[1] != before[1]+1 || after[2] != before[2]+1 {
+		t.Fatalf("locks, checkpoints, outbox after the lock: %v, want one more of each than %v", after, before)
+	}
+	_, _, err := e.Svc.Book(ctx, ledger.Request{Claims: e.Claims, Channel: "rest"}, ledger.Booking{BookingDate: "2025-05-11", Description: "Porto spät",
+		Lines: []ledger.Line{ledgertest.Line("6310", "1800", "1.00", "")}}, "", "")
+	ledgertest.WantCode(t, err, errs.PeriodLocked)
 }

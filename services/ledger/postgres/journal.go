@@ -120,7 +120,10 @@ func (s *Store) IntentDetail(ctx context.Context, tenant, id string) (*ledger.In
 // first, exactly as postings do: a lock and a posting of the same tenant
 // serialise, so no posting commits into a period after its lock committed.
 // A hard-locked period is PERIOD_ALREADY_LOCKED for any other status.
-func (s *Store) SetPeriodLock(ctx context.Context, tenant, period, status, by string) error {
+// With cp, the head is verified and signed in the same transaction: the
+// checkpoint covers exactly the postings before the lock, and a chain
+// that does not verify leaves the lock unset.
+func (s *Store) SetPeriodLock(ctx context.Context, tenant, period, status, by string, cp *ledger.HeadCheckpoint) error {
 	err := db.InTenant(ctx, s.pool, tenant, db.ReadCommitted, func(tx pgx.Tx) error {
 		var n int64
 		if err := tx.QueryRow(ctx, "SELECT last_number FROM ledger.journal_heads WHERE tenant_id = $1 FOR UPDATE", tenant).Scan(&n); err != nil {
@@ -145,8 +148,21 @@ func (s *Store) SetPeriodLock(ctx context.Context, tenant, period, status, by st
 			tenant, period, status, by); err != nil {
 			return err
 		}
-		_, err = outbox.Put(ctx, tx, schema, ledgerv1.EventPeriodLockSet, ledgerv1.SetPeriodLock{TenantID: tenant, Period: period, Status: status, LockedBy: by})
-		return err
+		if _, err = outbox.Put(ctx, tx, schema, ledgerv1.EventPeriodLockSet, ledgerv1.SetPeriodLock{TenantID: tenant, Period: period, Status: status, LockedBy: by}); err != nil {
+			return err
+		}
+		if cp == nil {
+			return nil
+		}
+		v, err := s.verify(ctx, tx, tenant, false, cp.Keys)
+		if err != nil {
+			return err
+		}
+		c, err := cp.Sign(v)
+		if err != nil || c == nil {
+			return err
+		}
+		return addCheckpoint(ctx, tx, *c)
 	})
 	return errs.Wrap("ledger.SetPeriodLock", err)
 }

@@ -171,12 +171,35 @@ func queueSet(b *pgx.Batch, set map[string]bool, q string, args ...any) {
 	})
 }
 
+// documentRaces bounds how often a batch is written again because another
+// request stored one of its new documents meanwhile.
+const documentRaces = 3
+
 func (s *Store) commitBatch(tenant string, batch []*postReq) ([]postResult, error) {
+	for attempt := 1; ; attempt++ {
+		results, err := s.writeBatch(tenant, batch)
+		// An upload of the same bytes committed between the batch's
+		// document lookup and its insert: written again, the batch finds
+		// and links that document.
+		if name, _ := db.Constraint(err); name == "documents_sha256_key" && attempt < documentRaces {
+			continue
+		}
+		if err != nil {
+			return nil, errs.Wrap("ledger.commitBatch", db.MapConstraint(err, raceConstraints))
+		}
+		return results, nil
+	}
+}
+
+// writeBatch writes a batch in one transaction: the postings it accepts
+// with their documents, idempotency records and events.
+func (s *Store) writeBatch(tenant string, batch []*postReq) ([]postResult, error) {
 	results := make([]postResult, len(batch))
 	ctx := context.Background() // a client giving up must not abort the others' commit
 	err := db.InTenant(ctx, s.pool, tenant, db.ReadCommitted, func(tx pgx.Tx) error {
 		clear(results)
 		var periods, fingerprints, ids, reverses, idemScopes, idemKeys []string
+		var docSums [][]byte
 		for _, r := range batch {
 			in := r.in
 			if in.Period == "" {
@@ -194,6 +217,13 @@ func (s *Store) commitBatch(tenant string, batch []*postReq) ([]postResult, erro
 				idemScopes = append(idemScopes, in.IdemScope)
 				idemKeys = append(idemKeys, in.IdemKey)
 			}
+			if in.Document != nil {
+				sum, err := hex.DecodeString(in.Document.SHA256)
+				if err != nil {
+					return fmt.Errorf("ledger: document of intent %s: %w", in.ID, err)
+				}
+				docSums = append(docSums, sum)
+			}
 		}
 
 		// Round trip 1: lock the head, then read what decides each posting.
@@ -209,6 +239,7 @@ func (s *Store) commitBatch(tenant string, batch []*postReq) ([]postResult, erro
 		existing := map[string]existingIntent{}
 		reversed := map[string]bool{}
 		keys := map[[2]string]idem.Record{}
+		docs := map[string]string{} // the tenant's documents by hex SHA-256 → id
 		b := &pgx.Batch{}
 		b.Queue("SELECT last_number, last_hash, now() FROM ledger.journal_heads WHERE tenant_id = $1 FOR UPDATE", tenant).QueryRow(func(row pgx.Row) error {
 			err := row.Scan(&head.number, &head.hash, &head.now)
@@ -236,6 +267,14 @@ func (s *Store) commitBatch(tenant string, batch []*postReq) ([]postResult, erro
 		}
 		if len(idemKeys) > 0 {
 			queueIdemLookup(b, tenant, idemScopes, idemKeys, keys)
+		}
+		if len(docSums) > 0 {
+			b.Queue("SELECT sha256, id::text FROM ledger.documents WHERE tenant_id = $1 AND sha256 = ANY($2::bytea[])", tenant, docSums).Query(func(rows pgx.Rows) error {
+				var sum []byte
+				var id string
+				_, err := pgx.ForEachRow(rows, []any{&sum, &id}, func() error { docs[hex.EncodeToString(sum)] = id; return nil })
+				return err
+			})
 		}
 		if err := tx.SendBatch(ctx, b).Close(); err != nil {
 			return err
@@ -294,6 +333,15 @@ func (s *Store) commitBatch(tenant string, batch []*postReq) ([]postResult, erro
 			if in.Fingerprint != "" {
 				dupes[in.Fingerprint] = true
 			}
+			if d := in.Document; d != nil {
+				id, held := docs[d.SHA256]
+				if !held {
+					id = d.ID
+					docs[d.SHA256] = id
+					ins.docs = append(ins.docs, d)
+				}
+				in.DocumentID = id
+			}
 			posted := ledger.Posted{IntentID: in.ID, EventCount: len(in.Events), DocumentID: in.DocumentID}
 			results[i].posted = posted
 			first := number + 1
@@ -344,7 +392,7 @@ func (s *Store) commitBatch(tenant string, batch []*postReq) ([]postResult, erro
 		return tx.SendBatch(ctx, b).Close()
 	})
 	if err != nil {
-		return nil, errs.Wrap("ledger.commitBatch", db.MapConstraint(err, raceConstraints))
+		return nil, err
 	}
 	return results, nil
 }
@@ -381,6 +429,7 @@ type inserts struct {
 		first                                        []int64
 		count                                        []int32
 	}
+	docs   []*ledger.NewDocument
 	idem   []idemRow
 	outbox []ledgerv1.IntentPosted
 }
@@ -476,6 +525,16 @@ func (x *inserts) intent(tenant string, in *ledger.Intent, first int64) error {
 }
 
 func (x *inserts) queue(b *pgx.Batch, tenant string, last int64, lastHash []byte) error {
+	for _, d := range x.docs {
+		sum, err := hex.DecodeString(d.SHA256)
+		if err != nil {
+			return err
+		}
+		// No ON CONFLICT: the same bytes stored meanwhile fail the batch
+		// (documents_sha256_key), which commitBatch then writes again.
+		b.Queue(`INSERT INTO ledger.documents (tenant_id, id, sha256, mime_type, original_name, size_bytes, content, created_by)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, tenant, d.ID, sum, d.MimeType, d.OriginalName, d.SizeBytes, d.Content, d.CreatedBy)
+	}
 	if n := len(x.in.id); n > 0 {
 		v := &x.in
 		b.Queue(`INSERT INTO ledger.intents (tenant_id, id, booking_date, description, source, category, fingerprint, document_id, reverses, provenance, first_number, event_count, period)

@@ -1,0 +1,216 @@
+package natsx
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"reflect"
+	"strconv"
+	"strings"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/ledgerplatform/ledger/pkg/errs"
+)
+
+// Services decode request bodies as strictly as the gateway checks them,
+// in depth behind it: a body reaching a service some other way (another
+// service, a replayed message) meets the same rules, and no Go type ever
+// shows in an answer.
+
+// strict are the decoding rules of Decode; most are v2's defaults, spelled
+// out because they are the point.
+var strict = jsonv2.JoinOptions(
+	jsonv2.RejectUnknownMembers(true),
+	jsonv2.MatchCaseInsensitiveNames(false),
+	jsontext.AllowDuplicateNames(false),
+	jsontext.AllowInvalidUTF8(false),
+)
+
+// Decode strictly decodes a JSON body into v. Member names match exactly;
+// unknown and repeated members, invalid UTF-8 (lone surrogates included),
+// text with NUL or other control characters but tab, CR and LF, trailing
+// data and malformed JSON are INVALID_INPUT, each with a detail naming
+// the field by its path ("lines[0].amount") and the rule it broke. An
+// empty body decodes as {}. UnmarshalJSON methods (money amounts) still
+// decide their own values; their errors are written for clients.
+func Decode(body []byte, v any) error {
+	if len(bytes.TrimSpace(body)) == 0 {
+		body = []byte("{}")
+	}
+	if err := CheckJSON(body); err != nil {
+		return err
+	}
+	if err := jsonv2.Unmarshal(body, v, strict); err != nil {
+		field, issue := semanticDetail(err)
+		return errs.Invalid("invalid request body", errs.Field(field, issue))
+	}
+	return nil
+}
+
+// CheckJSON checks that body is exactly one JSON value of text a service
+// accepts: well-formed, no repeated member names, valid UTF-8 without lone
+// surrogates, no control characters in strings or names but tab, CR and
+// LF, nothing after the value. It is Decode without the Go value, for
+// bodies a service reads member by member.
+func CheckJSON(body []byte) error {
+	dec := jsontext.NewDecoder(bytes.NewReader(body), strict)
+	for {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return syntaxError(err)
+		}
+		if tok.Kind() == '"' {
+			if issue := textIssue(tok.String()); issue != "" {
+				return errs.Invalid("invalid text in the request body", errs.Field(stackPath(dec), issue))
+			}
+		}
+		if dec.StackDepth() == 0 {
+			break
+		}
+	}
+	if _, err := dec.ReadToken(); err != io.EOF {
+		return errs.Invalid("malformed request body", errs.Field("", "unexpected data after the JSON value"))
+	}
+	return nil
+}
+
+// textIssue says why s is not acceptable text, or "". jsontext has
+// refused invalid UTF-8 already; what is left are control characters,
+// which no text field carries and Postgres refuses (NUL) or stores to
+// surprise whoever reads them.
+func textIssue(s string) string {
+	for _, r := range s {
+		switch {
+		case r == '\t' || r == '\n' || r == '\r':
+		case r == 0:
+			return "must not contain NUL characters"
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			return "must not contain control characters"
+		}
+	}
+	return ""
+}
+
+// stackPath is the path of the token dec read last: the decoder knows
+// which levels are arrays, so a numeric member name stays a name.
+func stackPath(dec *jsontext.Decoder) string {
+	var b strings.Builder
+	level := 0
+	for tok := range dec.StackPointer().Tokens() {
+		level++
+		if kind, _ := dec.StackIndex(level); kind == '[' {
+			b.WriteString("[" + tok + "]")
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(tok)
+	}
+	return b.String()
+}
+
+// pointerPath turns a JSON pointer ("/lines/0/amount") into a field path
+// ("lines[0].amount"). Numeric tokens are taken as array indexes, which is
+// what they are in every request type (none has a map).
+func pointerPath(ptr jsontext.Pointer) string {
+	var b strings.Builder
+	for tok := range ptr.Tokens() {
+		if _, err := strconv.Atoi(tok); err == nil {
+			b.WriteString("[" + tok + "]")
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(tok)
+	}
+	return b.String()
+}
+
+// syntaxError words a jsontext error for the client: where it happened and
+// what was wrong, never the decoder's internals.
+func syntaxError(err error) error {
+	field, issue := "", "malformed JSON"
+	var se *jsontext.SyntacticError
+	switch {
+	case errors.As(err, &se):
+		field = pointerPath(se.JSONPointer)
+		switch msg := se.Err.Error(); {
+		case errors.Is(se.Err, jsontext.ErrDuplicateName):
+			issue = "duplicate field name"
+		case strings.Contains(msg, "UTF-8"), strings.Contains(msg, "surrogate"):
+			issue = "invalid UTF-8 or a lone surrogate in text"
+		case errors.Is(se.Err, io.ErrUnexpectedEOF):
+			// The whole value is incomplete, not the member it stops in.
+			field, issue = "", "the JSON value is cut short"
+		default:
+			issue = "malformed JSON at offset " + strconv.FormatInt(se.ByteOffset, 10)
+		}
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		issue = "the JSON value is cut short"
+	}
+	return errs.Invalid("malformed request body", errs.Field(field, issue))
+}
+
+var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+
+// semanticDetail names the field of a well-formed body that does not fit
+// the request type, and the rule it broke in words.
+func semanticDetail(err error) (field, issue string) {
+	var se *jsonv2.SemanticError
+	if !errors.As(err, &se) {
+		return "", "malformed JSON"
+	}
+	field = pointerPath(se.JSONPointer)
+	t := se.GoType
+	switch {
+	case errors.Is(se.Err, jsonv2.ErrUnknownName):
+		return field, "unknown field"
+	case t != nil && se.Err != nil && reflect.PointerTo(t).Implements(unmarshalerType):
+		// The type's own UnmarshalJSON refused the value (money amounts);
+		// its errors are written for clients.
+		return field, strings.TrimPrefix(se.Err.Error(), "json: ")
+	}
+	return field, typeRule(t, se.Err)
+}
+
+// typeRule is what a value of Go type t must be, in JSON's words.
+func typeRule(t reflect.Type, err error) string {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil {
+		return "invalid value"
+	}
+	outOfRange := errors.Is(err, strconv.ErrRange)
+	switch t.Kind() {
+	case reflect.String:
+		return "must be a string"
+	case reflect.Bool:
+		return "must be a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		if outOfRange {
+			return "must be an integer from " + strconv.FormatInt(-1<<(t.Bits()-1), 10) + " to " + strconv.FormatInt(1<<(t.Bits()-1)-1, 10)
+		}
+		return "must be an integer"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		if outOfRange {
+			return "must be an integer from 0 to " + strconv.FormatUint(1<<t.Bits()-1, 10)
+		}
+		return "must be a non-negative integer"
+	case reflect.Float32, reflect.Float64:
+		if outOfRange {
+			return "must be a number within range"
+		}
+		return "must be a number"
+	case reflect.Slice, reflect.Array:
+		return "must be an array"
+	case reflect.Struct, reflect.Map:
+		return "must be an object"
+	}
+	return "invalid value"
+}
