@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
 
+	"github.com/ledgerplatform/ledger/contracts/money"
 	"github.com/ledgerplatform/ledger/pkg/auth"
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/services/ledger"
@@ -291,6 +292,18 @@ func TestValidateBooking(t *testing.T) {
 	ledgertest.WantCode(t, err, errs.InvalidInput)
 	if len(errs.As(err).Details) != 2 {
 		t.Fatalf("details %+v, want 2", errs.As(err).Details)
+	}
+	// A foreign-currency amount is bounded like a EUR one (numeric has no bound of its own).
+	for _, fx := range []string{"1e400", "1000000000000000"} {
+		huge := ok
+		huge.Lines = []ledger.Line{ledgertest.Line("6815", "1800", "10", "")}
+		a := money.MustParse(fx)
+		huge.Lines[0].FXCurrency, huge.Lines[0].FXAmount = "USD", &a
+		err = e.Svc.ValidateBooking(ctx, e.Tenant, huge)
+		ledgertest.WantCode(t, err, errs.InvalidInput)
+		if d := errs.As(err).Details; len(d) != 1 || d[0].Field != "lines[0].fx_amount" {
+			t.Fatalf("fx_amount %s: details %+v", fx, d)
+		}
 	}
 	if n := e.Count(t, "SELECT count(*) FROM ledger.intents"); n != 0 {
 		t.Fatalf("%d intents, want 0", n)

@@ -34,6 +34,10 @@ type Chart interface {
 
 var currencyRe = regexp.MustCompile(`^[A-Z]{3}$`)
 
+// maxFXAmount bounds a foreign-currency amount as money.Amount bounds EUR:
+// anything larger is a typing mistake, not an invoice.
+var maxFXAmount = decimal.New(1, 15)
+
 // ParseDate parses a real calendar date in YYYY-MM-DD.
 func ParseDate(s string) (time.Time, bool) {
 	t, err := time.Parse(time.DateOnly, s)
@@ -113,8 +117,8 @@ func Expand(b Booking, chart Chart) (time.Time, []Event, error) {
 		if l.FXCurrency != "" && !currencyRe.MatchString(l.FXCurrency) {
 			bad(f("fx_currency"), "must be an ISO 4217 code such as USD")
 		}
-		if l.FXAmount != nil && (!l.FXAmount.IsPositive() || l.FXAmount.Places() > 6) {
-			bad(f("fx_amount"), "must be positive with at most 6 decimals")
+		if l.FXAmount != nil && (!l.FXAmount.IsPositive() || l.FXAmount.Places() > 6 || !l.FXAmount.LessThan(maxFXAmount)) {
+			bad(f("fx_amount"), "must be positive, less than 10^15, with at most 6 decimals")
 		}
 		if len(l.ExternalReference) > MaxExternalRef {
 			bad(f("external_reference"), fmt.Sprintf("at most %d characters", MaxExternalRef))
