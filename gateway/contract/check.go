@@ -302,8 +302,18 @@ func (o *Operation) CheckResponse(status int, contentType string, body []byte) e
 		}
 		return nil
 	}
-	mt, _, _ := mime.ParseMediaType(contentType)
+	mt, params, _ := mime.ParseMediaType(contentType)
 	sch, ok := media[mt]
+	if !ok {
+		// A documented type with parameters (text/csv; charset=windows-1252)
+		// matches an answer of that type with those parameters.
+		for k, v := range media {
+			kmt, kparams, err := mime.ParseMediaType(k)
+			if err == nil && kmt == mt && sameParams(kparams, params) {
+				sch, ok = v, true
+			}
+		}
+	}
 	if !ok {
 		documented := make([]string, 0, len(media))
 		for k := range media {
@@ -327,6 +337,15 @@ func (o *Operation) CheckResponse(status int, contentType string, body []byte) e
 		return fmt.Errorf("response body differs from the document:%s", b.String())
 	}
 	return nil
+}
+
+func sameParams(want, got map[string]string) bool {
+	for k, v := range want {
+		if !strings.EqualFold(got[k], v) {
+			return false
+		}
+	}
+	return true
 }
 
 func cmpOr(a, b string) string {

@@ -36,6 +36,8 @@ paths:
           content:
             application/json:
               schema: {$ref: '#/components/schemas/Thing'}
+            text/csv; charset=windows-1252:
+              schema: {type: string}
         '404': {description: none}
     post:
       operationId: changeThing
@@ -261,6 +263,14 @@ func TestCheckRequestForm(t *testing.T) {
 	}
 }
 
+func csvUndocumented(charset string) string {
+	ct := "text/plain"
+	if charset != "" {
+		ct = "text/csv; charset=" + charset
+	}
+	return `content type "` + ct + `" is not documented for status 200 (documented: application/json, text/csv; charset=windows-1252)`
+}
+
 func TestCheckResponse(t *testing.T) {
 	open, closed := load(t).Operation("GET", "/v1/things/{id}"), load(t, contract.ClosedResponses()).Operation("GET", "/v1/things/{id}")
 	tests := []struct {
@@ -274,7 +284,9 @@ func TestCheckResponse(t *testing.T) {
 		{"undeclared field in an allOf", 200, "application/json", `{"id":"a","parts":{"amount":1,"more":1}}`, "ok", "response body differs from the document:\n  parts.more: unknown field"},
 		{"wrong type", 200, "application/json", `{"id":1}`, "response body differs from the document:\n  id: must be a string", "response body differs from the document:\n  id: must be a string"},
 		{"undocumented status", 500, "application/json", `{}`, "status 500 is not documented", "status 500 is not documented"},
-		{"undocumented content type", 200, "text/plain", `x`, `content type "text/plain" is not documented for status 200 (documented: application/json)`, `content type "text/plain" is not documented for status 200 (documented: application/json)`},
+		{"content type with its documented parameter", 200, "text/csv; charset=windows-1252", "a;b\r\n", "ok", "ok"},
+		{"content type without it", 200, "text/csv; charset=utf-8", "a;b\r\n", csvUndocumented("utf-8"), csvUndocumented("utf-8")},
+		{"undocumented content type", 200, "text/plain", `x`, csvUndocumented(""), csvUndocumented("")},
 		{"no body documented", 404, "", ``, "ok", "ok"},
 	}
 	for _, tt := range tests {
