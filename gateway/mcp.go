@@ -50,7 +50,8 @@ type rpcResponse struct {
 type mcpTool struct {
 	tool
 	route *route
-	query map[string]bool // what a GET tool declares besides path parameters
+	query map[string]bool  // what a GET tool declares besides path parameters
+	input *contract.Schema // the published input schema, which every call's arguments must meet
 }
 
 func newTools(rr *router) (map[string]*mcpTool, error) {
@@ -60,7 +61,11 @@ func newTools(rr *router) (map[string]*mcpTool, error) {
 		if rt == nil {
 			return nil, fmt.Errorf("mcp tool %s: no route %s", t.Name, t.Route)
 		}
-		mt := &mcpTool{tool: t, route: rt, query: map[string]bool{}}
+		input, err := contract.CompileSchema("tool:"+t.Name, t.Schema)
+		if err != nil {
+			return nil, err
+		}
+		mt := &mcpTool{tool: t, route: rt, query: map[string]bool{}, input: input}
 		props, _ := t.Schema["properties"].(map[string]any)
 		for name := range props {
 			mt.query[name] = rt.Method == http.MethodGet && !slices.Contains(rt.params, name)
@@ -197,6 +202,23 @@ func toolResult(body []byte, isError bool) map[string]any {
 // request maps the arguments onto the tool's route and returns the
 // idempotency key apart.
 func (t *mcpTool) request(args map[string]json.RawMessage) (*natsx.Request, string, error) {
+	// The arguments as the tool publishes them: a GET tool's arguments
+	// become query text, which would lose their JSON types (7 for a
+	// string, "12" for an integer) before the route's check.
+	if args == nil {
+		args = map[string]json.RawMessage{} // no arguments is none
+	}
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return nil, "", errs.Invalid("arguments are not valid JSON")
+	}
+	v, err := contract.DecodeJSON(raw)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := t.input.Check(v); err != nil {
+		return nil, "", err
+	}
 	req := &natsx.Request{Params: url.Values{}, Query: url.Values{}}
 	body := map[string]json.RawMessage{}
 	var key string

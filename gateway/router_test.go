@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -8,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/ledgerplatform/ledger/pkg/errs"
 )
 
 func TestRouterFind(t *testing.T) {
@@ -84,6 +87,47 @@ func TestRoutesAreUnique(t *testing.T) {
 		seen[k] = true
 		if rt.Subject == "" {
 			t.Errorf("route %s has no subject", k)
+		}
+	}
+}
+
+// TestToolArgumentsMeetTheirSchema: arguments are checked against the
+// tool's published schema before a GET tool turns them into query text,
+// where their JSON types would be lost.
+func TestToolArgumentsMeetTheirSchema(t *testing.T) {
+	rr := newRouter(Routes, func(*route) http.Handler { return http.NotFoundHandler() }, http.NotFoundHandler())
+	ts, err := newTools(rr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		tool, args, want string
+	}{
+		{"list_journal", `{"account":"1800","limit":10}`, "ok"},
+		{"whoami", ``, "ok"},
+		{"list_tax_codes", `{"include_inactive":true}`, "ok"},
+		{"list_journal", `{"account":1800}`, "account: must be a string"},
+		{"list_journal", `{"limit":"10"}`, "limit: must be an integer"},
+		{"list_tax_codes", `{"include_inactive":"true"}`, "include_inactive: must be a boolean"},
+		{"post_booking", `{"booking_date":"2025-03-14","description":"x","lines":[{"account_debit":"6815","account_credit":"1800","amount":1}],"idempotency_key":null}`, "idempotency_key: must be a string"},
+		{"get_intent", `{}`, "intent_id: required"},
+	} {
+		var args map[string]json.RawMessage
+		if tt.args != "" {
+			if err := json.Unmarshal([]byte(tt.args), &args); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got := "ok"
+		if _, _, err := ts[tt.tool].request(args); err != nil {
+			e := errs.As(err)
+			got = e.Code
+			for _, d := range e.Details {
+				got = d.Field + ": " + d.Issue
+			}
+		}
+		if got != tt.want {
+			t.Errorf("%s %s: %s, want %s", tt.tool, tt.args, got, tt.want)
 		}
 	}
 }

@@ -49,7 +49,7 @@ var tools = []tool{
 	{"search_accounts", "Find SKR04 accounts by number prefix or name part (e.g. 'bank', '68').", "GET /v1/accounts/search",
 		obj([]string{"q"}, map[string]any{"q": str("number prefix or part of the name"), "type": str("asset, liability, equity, revenue or expense"), "limit": integer("1 to 100")})},
 	{"list_tax_codes", "The tenant's tax codes with rates, VAT accounts and DATEV BU keys.", "GET /v1/tax-codes",
-		obj(nil, map[string]any{"include_inactive": str("'true' to include deactivated codes")})},
+		obj(nil, map[string]any{"include_inactive": boolean("true to include deactivated codes")})},
 	{"post_booking", "Post a double-entry booking (GoBD: append-only; correct mistakes with reverse_intent). A line with an input/output VAT code is gross and is split into net and tax: 119.00 with VSt19 on 6815/1800 posts 100.00 to 6815 and 19.00 to 1406.",
 		"POST /v1/bookings",
 		obj([]string{"booking_date", "description", "lines"}, map[string]any{
@@ -70,7 +70,7 @@ var tools = []tool{
 		obj([]string{"intent_id"}, map[string]any{"intent_id": str("UUID of the intent to reverse"), "reason": str("why"),
 			"booking_date": str("optional YYYY-MM-DD in an open period; defaults to the original date"), "idempotency_key": idemArg})},
 	{"verify_journal", "Check the journal's SHA-256 hash chain from the newest signed checkpoint (or all of it) and report the first broken entry, if any.", "GET /v1/journal/verify",
-		obj(nil, map[string]any{"full": str("'true' to recompute the whole chain from the first event")})},
+		obj(nil, map[string]any{"full": boolean("true to recompute the whole chain from the first event")})},
 	{"account_entries", "Entries and balance of one account in a date range.", "GET /v1/accounts/{number}/entries",
 		obj([]string{"number"}, map[string]any{"number": str("account number"), "startDate": str("YYYY-MM-DD"), "endDate": str("YYYY-MM-DD"), "limit": integer("1 to 1000")})},
 	{"list_review_queue", "Booking proposals waiting for review.", "GET /v1/review-queue",
