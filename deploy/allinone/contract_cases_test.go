@@ -55,6 +55,7 @@ type fixture struct {
 	tenant, admin                       string
 	email, password                     string
 	session, logoutSession              string
+	batterySession                      string // a live session for logout's battery
 	userB, userDel                      string
 	keyID, keyDel                       string
 	inviteToken                         string
@@ -92,6 +93,7 @@ func newFixture(t *testing.T, p *platform, label string) *fixture {
 	p.must(200, "POST", "/v1/auth/setup-password", "", map[string]any{"token": inv.str("invite_token"), "password": f.password})
 	f.session = p.must(200, "POST", "/v1/auth/login", "", map[string]any{"email": f.email, "password": f.password}).str("token")
 	f.logoutSession = p.must(200, "POST", "/v1/auth/login", "", map[string]any{"email": f.email, "password": f.password}).str("token")
+	f.batterySession = p.must(200, "POST", "/v1/auth/login", "", map[string]any{"email": f.email, "password": f.password}).str("token")
 	f.userB = p.must(201, "POST", "/v1/users/invite", a, map[string]any{"email": "b-" + label + "@example.com", "role": "viewer"}).str("user_id")
 	f.userDel = p.must(201, "POST", "/v1/users/invite", a, map[string]any{"email": "del-" + label + "@example.com", "role": "viewer"}).str("user_id")
 	f.inviteToken = p.must(201, "POST", "/v1/users/invite", a, map[string]any{"email": "setup-" + label + "@example.com", "role": "viewer"}).str("invite_token")
@@ -198,7 +200,8 @@ var happyCases = map[string][]happyCase{
 		{name: "invalid", build: func(f *fixture) happyReq { return f.as(happyReq{body: map[string]any{"token": "lgr_nothing"}}) }, noForeign: true},
 		{name: "own", build: func(f *fixture) happyReq { return happyReq{token: f.session} }, noForeign: true},
 	},
-	"logout": {{build: func(f *fixture) happyReq { return happyReq{token: f.logoutSession} }, noForeign: true, last: true}},
+	"logout": {{build: func(f *fixture) happyReq { return happyReq{token: f.logoutSession} },
+		battery: func(f *fixture) happyReq { return happyReq{token: f.batterySession} }, noForeign: true, last: true}},
 	"getMe": {
 		{name: "api key", build: func(f *fixture) happyReq { return getAs(f, nil) }},
 		{name: "session", build: func(f *fixture) happyReq { return happyReq{token: f.session} }},
@@ -367,7 +370,7 @@ var happyCases = map[string][]happyCase{
 		return f.as(happyReq{params: pathID("number", "1800"), query: qs("startDate", "2025-01-01", "endDate", "2025-12-31", "limit", "100")})
 	}}},
 	"listTaxCodes": {{build: func(f *fixture) happyReq { return getAs(f, qs("include_inactive", "true")) }}},
-	"updateTaxCode": {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("code", "IGE7"), example: true}) },
+	"updateTaxCode": {{noForeign: true, build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("code", "IGE7"), example: true}) },
 		battery: func(f *fixture) happyReq {
 			return f.as(happyReq{params: pathID("code", "RC7"), body: map[string]any{"label": "Batterie", "description": "Batterie", "rate": json.Number("7.5"), "vat_account": "1407", "self_assess_account": "3837", "is_active": true}})
 		}}},
