@@ -26,6 +26,8 @@ import (
 // answer must match the document (every object schema closed), then a
 // battery of bad inputs derived from the document's schemas, each of which
 // must be refused with a 4xx error body and change nothing.
+// CONTRACT_DEBUG=1 logs each operation's mutations and time, =names also
+// every mutation's name.
 func TestContract(t *testing.T) {
 	t.Parallel()
 	start := time.Now()
@@ -331,6 +333,11 @@ func (c *contractRun) restBattery(op *apiOp) {
 	}
 	base := build(c.a)
 	muts := c.restMutations(op, hc, base)
+	if os.Getenv("CONTRACT_DEBUG") == "names" {
+		for _, m := range muts {
+			c.t.Logf("%s: %s", op.ID, m.name)
+		}
+	}
 	c.guarded(op.ID, muts, func(m mutation) bool {
 		r := c.do(m.w)
 		c.judge(op, m.name, r)

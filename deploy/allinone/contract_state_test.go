@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -100,9 +99,6 @@ type state map[string]string
 
 func (s *stateProbe) take(t testing.TB) state {
 	t.Helper()
-	if os.Getenv("CONTRACT_DEBUG") != "" {
-		defer func(t0 time.Time) { t.Logf("state snapshot %v", time.Since(t0)) }(time.Now())
-	}
 	rows, err := s.p.owner.Query(context.Background(), s.query)
 	if err != nil {
 		t.Fatal(err)
