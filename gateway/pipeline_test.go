@@ -295,7 +295,7 @@ func TestRevocationHoldsOnEveryReplica(t *testing.T) {
 	// are verified again.
 	warm("other-tenant")
 	id.revoke("other-tenant")
-	if w := do(t, replicas[0], "POST", "/v1/auth/setup-password", "", `{"token":"t","password":"p"}`); w.Code != 200 {
+	if w := do(t, replicas[0], "POST", "/v1/auth/setup-password", "", `{"token":"t","password":"correct horse battery"}`); w.Code != 200 {
 		t.Fatalf("setup-password: %d %s", w.Code, w.Body)
 	}
 	refused("other-tenant", 0)
