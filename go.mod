@@ -6,7 +6,6 @@ require (
 	github.com/getkin/kin-openapi v0.142.0
 	github.com/go-json-experiment/json v1.27.2
 	github.com/go-kit/kit v0.13.0
-	github.com/go-redis/redis_rate/v10 v10.0.1
 	github.com/golang-jwt/jwt/v5 v5.3.1
 	github.com/google/go-cmp v0.7.0
 	github.com/google/uuid v1.6.0

@@ -10,8 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/go-redis/redis_rate/v10"
-
 	"github.com/ledgerplatform/ledger/pkg/errs"
 )
 
@@ -31,18 +29,17 @@ import (
 // Peek implements Limiter: a GCRA request of cost 0 reports the remaining
 // budget without moving it.
 func (r *RedisLimiter) Peek(ctx context.Context, key string, perMinute int) (Decision, error) {
-	lim := redis_rate.PerMinute(perMinute)
-	res, err := r.l.AllowN(ctx, r.prefix+key, lim, 0)
+	res, err := r.gcra(ctx, key, perMinute, 0)
 	if err != nil {
 		return Decision{}, err
 	}
-	if res.Remaining >= 1 {
-		return Decision{Allowed: true, Remaining: res.Remaining}, nil
+	if res.remaining >= 1 {
+		return Decision{Allowed: true, Remaining: res.remaining}, nil
 	}
-	// ResetAfter is when the whole burst is back; one request fits burst-1
+	// resetAfter is when the whole burst is back; one request fits burst-1
 	// emission intervals earlier.
-	interval := lim.Period / time.Duration(lim.Rate)
-	return Decision{RetryAfter: max(res.ResetAfter-time.Duration(lim.Burst-1)*interval, time.Millisecond)}, nil
+	interval := time.Minute / time.Duration(perMinute)
+	return Decision{RetryAfter: max(res.resetAfter-time.Duration(perMinute-1)*interval, time.Millisecond)}, nil
 }
 
 // Peek implements Limiter.
@@ -105,10 +102,12 @@ func (g *Gateway) limitLogin(ctx context.Context, x *exchange, body []byte) erro
 	return g.refuse(x, perMinute, d, "too many login attempts for this account")
 }
 
-// refuse answers 429 with Retry-After for a limit of perMinute.
+// refuse answers 429 with Retry-After for a limit of perMinute; the
+// rate-limit headers name the limit that refused.
 func (g *Gateway) refuse(x *exchange, perMinute int, d Decision, why string) error {
 	g.metrics.rateLimited.Inc()
 	secs := max(int((d.RetryAfter+time.Second-1)/time.Second), 1)
+	setLimitHeaders(x, perMinute, Decision{})
 	x.header.Set("Retry-After", strconv.Itoa(secs))
 	return errs.E(errs.RateLimited, "%s (at most %d per minute); retry after %d s", why, perMinute, secs)
 }
@@ -145,6 +144,24 @@ func (f *failFast) Allow(ctx context.Context, key string, perMinute int) (Decisi
 
 func (f *failFast) Peek(ctx context.Context, key string, perMinute int) (Decision, error) {
 	return f.do(ctx, func(ctx context.Context) (Decision, error) { return f.Limiter.Peek(ctx, key, perMinute) })
+}
+
+func (f *failFast) AllowCaller(ctx context.Context, key string, perMinute int, tenantID string) (Decision, error) {
+	return f.do(ctx, func(ctx context.Context) (Decision, error) {
+		return f.Limiter.AllowCaller(ctx, key, perMinute, tenantID)
+	})
+}
+
+// Revoke is tried even while the limiter is paused: revocations are rare,
+// and every one written keeps the other replicas exact.
+func (f *failFast) Revoke(ctx context.Context, tenantID string) error {
+	bounded, cancel := context.WithTimeout(ctx, f.timeout)
+	defer cancel()
+	err := f.Limiter.Revoke(bounded, tenantID)
+	if err != nil && ctx.Err() == nil {
+		f.downUntil.Store(time.Now().Add(f.pause).UnixNano())
+	}
+	return err
 }
 
 func (f *failFast) do(ctx context.Context, call func(context.Context) (Decision, error)) (Decision, error) {

@@ -13,6 +13,9 @@ type metrics struct {
 	auditPending  prometheus.Gauge
 	rateLimited   prometheus.Counter
 	limiterErrors prometheus.Counter
+	// revocationErrors counts revoking calls answered without a new
+	// revocation epoch.
+	revocationErrors prometheus.Counter
 }
 
 func newMetrics() *metrics {
@@ -37,8 +40,11 @@ func newMetrics() *metrics {
 		limiterErrors: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "gateway_rate_limiter_errors_total", Help: "Calls let through unlimited because the rate limiter (Redis) failed.",
 		}),
+		revocationErrors: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "gateway_revocation_epoch_errors_total", Help: "Revoking calls answered without a new revocation epoch in Redis; other replicas then rely on identity's event.",
+		}),
 	}
-	m.reg.MustRegister(m.requests, m.duration, m.auditFailures, m.auditPending, m.rateLimited, m.limiterErrors,
+	m.reg.MustRegister(m.requests, m.duration, m.auditFailures, m.auditPending, m.rateLimited, m.limiterErrors, m.revocationErrors,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

@@ -127,23 +127,53 @@ func (g *Gateway) call(ctx context.Context, x *exchange, build func() (req *nats
 		ctx = natsx.WithIdempotencyKey(ctx, key)
 	}
 	x.ctx, x.req = ctx, req
-	return g.do(ctx, x.route.Subject, req)
+	reply, err := g.do(ctx, x.route.Subject, req)
+	// A refusal changed nothing; any other outcome, an unknown one too, may
+	// have revoked something.
+	if x.route.Flags&(Revokes|RevokesAny) != 0 && (err == nil || errs.Status(errs.CodeOf(err)) >= 500) {
+		g.revoked(ctx, x)
+	}
+	return reply, err
+}
+
+// revoked makes a revoking call's effect hold on every replica before the
+// caller hears of it: this replica drops the tenant's cached credentials,
+// and the tenant's revocation epoch changes, so the other replicas verify
+// theirs again on their next use. Should the epoch not change (Redis down),
+// the answer goes out all the same, as calls go on when the limiter fails:
+// the other replicas then learn of the revocation from identity's event.
+func (g *Gateway) revoked(ctx context.Context, x *exchange) {
+	tenant := ""
+	if x.route.Flags&RevokesAny == 0 && x.claims != nil {
+		tenant = x.claims.TenantID
+	}
+	g.creds.dropTenant(tenant)
+	// Also when the client has gone: the revocation is done.
+	if err := g.deps.Limiter.Revoke(context.WithoutCancel(ctx), tenant); err != nil {
+		g.metrics.revocationErrors.Inc()
+		g.deps.Log.Warn("revocation epoch not changed; other replicas rely on identity's event", "request_id", x.rec.RequestID, "route", x.rec.Route, "err", err)
+	}
 }
 
 // admit runs the guards of the exchange's route. Each runs once per
 // exchange: an MCP message is authenticated and rate-limited as a whole, and
 // the tool call it carries then adds only the tool's scope check.
+//
+// The rate limit comes before the scope check, so a refused call spends
+// budget like any other and every answer to an authenticated caller, 403
+// included, carries the rate-limit headers. A 401 carries none: no caller
+// is known whose budget they could describe.
 func (g *Gateway) admit(ctx context.Context, x *exchange) (context.Context, error) {
 	if err := g.audit.admit(); err != nil {
 		return ctx, err
 	}
 	rt := x.route
-	if rt.Flags&AuthLimited != 0 && !x.limited {
-		if err := g.limit(ctx, x, "ip:"+x.rec.ClientIP, g.cfg.AuthRateLimitPerMinute); err != nil {
-			return ctx, err
-		}
-	}
 	if rt.Flags&Public != 0 {
+		if rt.Flags&AuthLimited != 0 && !x.limited {
+			if err := g.limit(ctx, x, "ip:"+x.rec.ClientIP, g.cfg.AuthRateLimitPerMinute); err != nil {
+				return ctx, err
+			}
+		}
 		return ctx, nil
 	}
 	if x.claims == nil {
@@ -154,59 +184,91 @@ func (g *Gateway) admit(ctx context.Context, x *exchange) (context.Context, erro
 	if err := authorize(x.claims, rt.Route); err != nil {
 		return ctx, err
 	}
-	if !x.limited {
-		if err := g.limit(ctx, x, x.claims.Actor(), g.perMinute(x.claims)); err != nil {
-			return ctx, err
-		}
-	}
 	return auth.WithClaims(ctx, x.claims), nil
 }
 
-// authenticate resolves the bearer credential; 401 when missing or invalid,
-// 429 when the client address has failed too often to be heard again yet.
+// authenticate resolves the bearer credential and spends the caller's rate
+// limit: the per-address auth limit on an AuthLimited route, else the
+// caller's own. The limit's round trip to Redis also reads the revocation
+// epoch of the credential's tenant; a cached credential verified under
+// another epoch is verified with identity again, so a credential revoked
+// through any replica is refused here once the revoking call has answered.
+// 401 when the credential is missing, invalid or revoked; 429 when the
+// client address has failed too often to be heard again yet, or the limit
+// is spent.
 func (g *Gateway) authenticate(ctx context.Context, x *exchange) error {
-	claims, err := g.verify(ctx, x)
-	if err != nil {
-		if errs.Is(err, errs.Unauthenticated) {
-			g.spendAuthFailure(ctx, x)
-			x.header.Set("WWW-Authenticate", `Bearer realm="ledger"`)
-		}
-		return err
+	token, malformed := bearerToken(x.credential)
+	var cred credential
+	if malformed == nil {
+		cred, _ = g.creds.lookup(token)
 	}
-	c := *claims // the cached claims are shared; the surface is this call's
+	if cred.claims == nil {
+		// Before anything is looked up: an address that keeps failing costs
+		// identity nothing more.
+		if err := g.checkAuthFailures(ctx, x); err != nil {
+			return err
+		}
+		if malformed != nil {
+			return g.unauthenticated(ctx, x, malformed)
+		}
+		var err error
+		if cred, err = g.verify(ctx, x, token, ""); err != nil {
+			return err
+		}
+	}
+
+	key, perMinute := cred.claims.Actor(), g.perMinute(cred.claims)
+	if x.route.Flags&AuthLimited != 0 {
+		key, perMinute = "ip:"+x.rec.ClientIP, g.cfg.AuthRateLimitPerMinute
+	}
+	x.limited = true
+	d, limitErr := g.deps.Limiter.AllowCaller(ctx, key, perMinute, cred.claims.TenantID)
+	if limitErr != nil {
+		// As the limit fails open, so does the epoch check: the cache is
+		// trusted as it stands, kept right by identity's events.
+		g.limiterUnavailable(limitErr)
+	} else {
+		g.creds.observe(cred.claims.TenantID, d.Epoch)
+		if cred.cached && cred.epoch != d.Epoch {
+			var err error
+			if cred, err = g.verify(ctx, x, token, d.Epoch); err != nil {
+				return err
+			}
+		}
+	}
+
+	c := *cred.claims // the cached claims are shared; the surface is this call's
 	c.Surface = x.surface.name
 	x.claims = &c
 	x.rec.TenantID, x.rec.KeyID, x.rec.UserID, x.rec.Actor = c.TenantID, c.KeyID, c.UserID, c.Actor()
-	return nil
+	if limitErr != nil {
+		return nil
+	}
+	return g.limited(x, perMinute, d)
 }
 
-func (g *Gateway) verify(ctx context.Context, x *exchange) (*auth.Claims, error) {
-	token, malformed := bearerToken(x.credential)
-	if malformed == nil {
-		if c := g.creds.cached(token); c != nil {
-			return c, nil
-		}
-	}
-	// Before anything is looked up: an address that keeps failing costs
-	// identity nothing more.
-	if err := g.checkAuthFailures(ctx, x); err != nil {
-		return nil, err
-	}
-	if malformed != nil {
-		return nil, malformed
-	}
-	claims, err := g.creds.claims(ctx, token)
+// verify asks identity about the token; epoch as in credentialCache.verify.
+func (g *Gateway) verify(ctx context.Context, x *exchange, token, epoch string) (credential, error) {
+	cred, err := g.creds.verify(ctx, token, epoch)
 	if err != nil {
 		if errs.Is(err, errs.Unavailable) || errs.Is(err, errs.Timeout) {
-			return nil, err
+			return credential{}, err
 		}
 		if e := errs.As(err); e == nil || e.Code != errs.Unauthenticated {
 			g.deps.Log.Error("credential verification failed", "request_id", x.rec.RequestID, "err", err)
-			return nil, errs.E(errs.Unavailable, "credential verification is unavailable")
+			return credential{}, errs.E(errs.Unavailable, "credential verification is unavailable")
 		}
-		return nil, errs.E(errs.Unauthenticated, "invalid or revoked credential")
+		return credential{}, g.unauthenticated(ctx, x, errs.E(errs.Unauthenticated, "invalid or revoked credential"))
 	}
-	return claims, nil
+	return cred, nil
+}
+
+// unauthenticated counts a failed authentication against the client
+// address and returns err, the 401.
+func (g *Gateway) unauthenticated(ctx context.Context, x *exchange, err error) error {
+	g.spendAuthFailure(ctx, x)
+	x.header.Set("WWW-Authenticate", `Bearer realm="ledger"`)
+	return err
 }
 
 func bearerToken(h string) (string, error) {
@@ -252,8 +314,13 @@ func (g *Gateway) limit(ctx context.Context, x *exchange, key string, perMinute 
 		g.limiterUnavailable(err)
 		return nil
 	}
-	x.header.Set("X-RateLimit-Limit", strconv.Itoa(perMinute))
-	x.header.Set("X-RateLimit-Remaining", strconv.Itoa(max(d.Remaining, 0)))
+	return g.limited(x, perMinute, d)
+}
+
+// limited sets the rate-limit headers of decision d and refuses the call
+// with 429 if d does.
+func (g *Gateway) limited(x *exchange, perMinute int, d Decision) error {
+	setLimitHeaders(x, perMinute, d)
 	if d.Allowed {
 		return nil
 	}
@@ -261,6 +328,11 @@ func (g *Gateway) limit(ctx context.Context, x *exchange, key string, perMinute 
 	secs := max(int((d.RetryAfter+time.Second-1)/time.Second), 1)
 	x.header.Set("Retry-After", strconv.Itoa(secs))
 	return errs.E(errs.RateLimited, "rate limit of %d requests per minute exceeded; retry after %d s", perMinute, secs)
+}
+
+func setLimitHeaders(x *exchange, perMinute int, d Decision) {
+	x.header.Set("X-RateLimit-Limit", strconv.Itoa(perMinute))
+	x.header.Set("X-RateLimit-Remaining", strconv.Itoa(max(d.Remaining, 0)))
 }
 
 // do sends one request to a service within the request timeout. A service's

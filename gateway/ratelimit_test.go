@@ -64,3 +64,48 @@ func TestLimiterPeek(t *testing.T) {
 		}
 	})
 }
+
+// TestLimiterEpochs: AllowCaller spends like Allow and reads the tenant's
+// revocation epoch, which stays put until a revocation of the tenant, or of
+// every tenant, changes it; another tenant's revocation leaves it be.
+func TestLimiterEpochs(t *testing.T) {
+	eachLimiter(t, func(t *testing.T, ctx context.Context, l Limiter) {
+		epoch := func(tenant string) string {
+			t.Helper()
+			d, err := l.AllowCaller(ctx, "caller-"+tenant, 1000, tenant)
+			if err != nil || !d.Allowed || d.Epoch == "" {
+				t.Fatalf("AllowCaller for %s: %+v %v", tenant, d, err)
+			}
+			return d.Epoch
+		}
+		t1, t2 := epoch("t1"), epoch("t2")
+		if epoch("t1") != t1 {
+			t.Fatal("the epoch moved without a revocation")
+		}
+		if err := l.Revoke(ctx, "t1"); err != nil {
+			t.Fatal(err)
+		}
+		if epoch("t1") == t1 || epoch("t2") != t2 {
+			t.Fatal("revoking t1 must change t1's epoch and only t1's")
+		}
+		t1 = epoch("t1")
+		if err := l.Revoke(ctx, ""); err != nil {
+			t.Fatal(err)
+		}
+		if epoch("t1") == t1 || epoch("t2") == t2 {
+			t.Fatal("revoking every tenant must change every tenant's epoch")
+		}
+
+		for i := range 3 {
+			if d, err := l.AllowCaller(ctx, "spender", 3, "t1"); err != nil || !d.Allowed || d.Remaining != 2-i {
+				t.Fatalf("call %d: %+v %v", i, d, err)
+			}
+		}
+		if d, err := l.AllowCaller(ctx, "spender", 3, "t1"); err != nil || d.Allowed || d.RetryAfter <= 0 || d.Epoch == "" {
+			t.Fatalf("call over the limit: %+v %v", d, err)
+		}
+		if d, err := l.Allow(ctx, "spender", 3); err != nil || d.Allowed {
+			t.Fatalf("AllowCaller and Allow keep different budgets: %+v %v", d, err)
+		}
+	})
+}

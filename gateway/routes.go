@@ -18,7 +18,7 @@ type Route struct {
 }
 
 // Flags adjust how a route is guarded.
-type Flags uint8
+type Flags uint16
 
 const (
 	// Public routes need no credential.
@@ -36,6 +36,16 @@ const (
 	// LoginLimited routes are also limited per account, by the e-mail in
 	// the body.
 	LoginLimited
+	// Revokes routes may revoke or change credentials of the caller's
+	// tenant (a session, a key, a user's sessions or scopes). Unless the
+	// service refused, the gateway changes the tenant's revocation epoch
+	// before it answers, so that the answer already holds on every replica.
+	Revokes
+	// RevokesAny routes may revoke credentials of another tenant than the
+	// caller's (a password reset, where only the token names the user; an
+	// operator deactivating a tenant, too rare to be worth more): they
+	// change the epoch of every tenant.
+	RevokesAny
 )
 
 // Routes lists every /v1 route, one line each. contracts/openapi.yaml
@@ -43,19 +53,19 @@ const (
 var Routes = []Route{
 	{"POST", "/v1/auth/login", "", identityv1.SubjectLogin, Public | AuthLimited | LoginLimited},
 	{"POST", "/v1/auth/forgot-password", "", identityv1.SubjectForgotPassword, Public | AuthLimited},
-	{"POST", "/v1/auth/setup-password", "", identityv1.SubjectSetupPassword, Public | AuthLimited},
+	{"POST", "/v1/auth/setup-password", "", identityv1.SubjectSetupPassword, Public | AuthLimited | RevokesAny},
 	{"POST", "/v1/auth/verify-token", "", identityv1.SubjectVerifyToken, AuthLimited},
-	{"POST", "/v1/auth/logout", "", identityv1.SubjectLogout, 0},
+	{"POST", "/v1/auth/logout", "", identityv1.SubjectLogout, Revokes},
 	{"GET", "/v1/auth/me", "", identityv1.SubjectMe, 0},
 
 	{"GET", "/v1/api-keys", "config:read", identityv1.SubjectKeysList, 0},
 	{"POST", "/v1/api-keys", "config:write", identityv1.SubjectKeysCreate, 0},
-	{"DELETE", "/v1/api-keys/{id}", "config:write", identityv1.SubjectKeysDelete, 0},
+	{"DELETE", "/v1/api-keys/{id}", "config:write", identityv1.SubjectKeysDelete, Revokes},
 
 	{"GET", "/v1/users", "config:read", identityv1.SubjectUsersList, 0},
 	{"POST", "/v1/users/invite", "config:write", identityv1.SubjectUsersInvite, 0},
-	{"PATCH", "/v1/users/{id}", "config:write", identityv1.SubjectUsersUpdate, 0},
-	{"DELETE", "/v1/users/{id}", "config:write", identityv1.SubjectUsersDelete, 0},
+	{"PATCH", "/v1/users/{id}", "config:write", identityv1.SubjectUsersUpdate, Revokes},
+	{"DELETE", "/v1/users/{id}", "config:write", identityv1.SubjectUsersDelete, Revokes},
 
 	{"GET", "/v1/tenant", "config:read", identityv1.SubjectTenantGet, 0},
 	{"PATCH", "/v1/tenant", "config:write", identityv1.SubjectTenantUpdate, 0},
@@ -67,7 +77,7 @@ var Routes = []Route{
 
 	{"GET", "/v1/admin/tenants", "admin", identityv1.SubjectAdminTenantsList, Operator},
 	{"POST", "/v1/admin/tenants", "admin", identityv1.SubjectAdminTenantsCreate, Operator},
-	{"DELETE", "/v1/admin/tenants/{id}", "admin", identityv1.SubjectAdminTenantsDelete, Operator},
+	{"DELETE", "/v1/admin/tenants/{id}", "admin", identityv1.SubjectAdminTenantsDelete, Operator | RevokesAny},
 
 	{"GET", "/v1/audit-log", "config:read", identityv1.SubjectAuditList, 0},
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/nats-io/nats.go"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/ledgerplatform/ledger/deploy/allinone"
 	"github.com/ledgerplatform/ledger/gateway/gatewayd"
@@ -34,6 +35,10 @@ type platform struct {
 	owner   *pgxpool.Pool
 	nc      *nats.Conn // the harness's connection to the platform's NATS, for commands of services not built yet
 	bus     *testkit.Bus
+	// gateway and redis are what the platform's gateway runs with, for
+	// replicas beside it (replica).
+	gateway gatewayd.Config
+	redis   *redis.Client
 }
 
 type env map[string]string
@@ -59,7 +64,7 @@ func startPlatform(t testing.TB, overrides env) *platform {
 	var p platform
 	select {
 	case a := <-addr:
-		p = platform{t: t, base: "http://" + a, metrics: "http://" + <-metricsAddr, key: key, nc: bus.NC, bus: bus}
+		p = platform{t: t, base: "http://" + a, metrics: "http://" + <-metricsAddr, key: key, nc: bus.NC, bus: bus, gateway: cfg.Gateway, redis: rdb}
 	case err := <-done:
 		t.Fatalf("platform failed to start: %v", err)
 	case <-time.After(60 * time.Second):

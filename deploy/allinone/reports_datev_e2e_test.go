@@ -113,7 +113,7 @@ func TestReportsDATEV(t *testing.T) {
 
 	// Without Beraternummer and Mandantennummer there is no DATEV file.
 	r := p.expectError(422, "UNPROCESSABLE", "GET", "/v1/reports/datev-export?"+full, rk, nil)
-	if got := detailFields(t, r); !slices.Equal(got, []string{"datev_consultant_number", "datev_client_number"}) {
+	if got := detailFields(t, r); !sameFields(got, []string{"datev_consultant_number", "datev_client_number"}) {
 		t.Fatalf("422 details %v: %s", got, r.Raw)
 	}
 	p.must(200, "PATCH", "/v1/tenant", admin, map[string]any{"datev_consultant_number": "1234567"})

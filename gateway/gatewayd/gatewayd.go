@@ -34,7 +34,7 @@ type Config struct {
 	WriteTimeout time.Duration
 	NATSURL      string // NATS_URL, default nats://127.0.0.1:4222
 	RedisURL     string // REDIS_URL; empty means an in-process limiter
-	KeyPrefix    string // REDIS_KEY_PREFIX for rate-limit keys, default "ledger:rl:"
+	KeyPrefix    string // REDIS_KEY_PREFIX for rate-limit and revocation keys, default "ledger:rl:"
 	// StreamReplicas is the audit stream's replica count,
 	// NATS_STREAM_REPLICAS, default 1.
 	StreamReplicas int
