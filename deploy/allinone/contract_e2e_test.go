@@ -232,6 +232,23 @@ func (c *contractRun) checkResponse(op *apiOp, status int, contentType string, b
 	return o.CheckResponse(status, contentType, body)
 }
 
+// checkHeaders checks what the document promises every response: its
+// X-Request-Id, and the rate-limit headers on everything but a 401 (no
+// caller is known then whose limit they could describe).
+func checkHeaders(r resp) error {
+	if r.Header.Get("X-Request-Id") == "" {
+		return fmt.Errorf("no X-Request-Id")
+	}
+	limit, remaining := r.Header.Get("X-RateLimit-Limit"), r.Header.Get("X-RateLimit-Remaining")
+	switch {
+	case r.Status == 401 && (limit != "" || remaining != ""):
+		return fmt.Errorf("a 401 with X-RateLimit-Limit %q, X-RateLimit-Remaining %q", limit, remaining)
+	case r.Status != 401 && (limit == "" || remaining == ""):
+		return fmt.Errorf("a %d without X-RateLimit-Limit or X-RateLimit-Remaining", r.Status)
+	}
+	return nil
+}
+
 // ---- happy paths ----
 
 func (c *contractRun) happyPaths() {
@@ -255,6 +272,10 @@ func (c *contractRun) happyPaths() {
 				}
 				if err := c.checkResponse(op, r.Status, r.Header.Get("Content-Type"), r.Raw); err != nil {
 					c.fail("happy-response", op.ID, fmt.Sprintf("%s: %v", name, err))
+					continue
+				}
+				if err := checkHeaders(r); err != nil {
+					c.fail("happy-headers", op.ID, fmt.Sprintf("%s: %v", name, err))
 					continue
 				}
 				c.stats.happy++
@@ -286,6 +307,9 @@ func (c *contractRun) judge(op *apiOp, name string, r resp) {
 	}
 	if err := c.checkResponse(op, r.Status, r.Header.Get("Content-Type"), r.Raw); err != nil {
 		c.fail("refusal-response", op.ID, fmt.Sprintf("%s: %v; %s", name, err, r.Raw))
+	}
+	if err := checkHeaders(r); err != nil {
+		c.fail("refusal-headers", op.ID, fmt.Sprintf("%s: %v", name, err))
 	}
 }
 
@@ -598,6 +622,8 @@ func (c *contractRun) mcpHappyPaths() {
 			c.fail("mcp-happy", t.name, fmt.Sprintf("%d %s", r.Status, r.Raw))
 		case isErr:
 			c.fail("mcp-happy", t.name, "isError: "+text)
+		case checkHeaders(r) != nil:
+			c.fail("mcp-happy-headers", t.name, checkHeaders(r).Error())
 		default:
 			if err := c.checkResponse(t.op, status, "application/json", []byte(text)); err != nil {
 				c.fail("mcp-happy-response", t.name, err.Error())
@@ -668,6 +694,9 @@ func (c *contractRun) judgeTool(t mcpTool, name string, r resp) (accepted bool) 
 	c.stats.badMCP++
 	what := "mcp " + t.name
 	text, isErr, rpcErr := toolOutcome(r)
+	if err := checkHeaders(r); err != nil {
+		c.fail("refusal-headers", what, fmt.Sprintf("%s: %v", name, err))
+	}
 	switch {
 	case r.Status >= 500:
 		c.stats.serverErrors++
