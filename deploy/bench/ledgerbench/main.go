@@ -186,7 +186,7 @@ func run(base, adminKey string, clients, lines int, warmup, duration time.Durati
 	booking := func(i int64) map[string]any {
 		ls := make([]map[string]any, lines)
 		for j := range ls {
-			ls[j] = map[string]any{"account_debit": "6815", "account_credit": "1800", "amount": fmt.Sprintf("%d.%02d", 1+i%997, i%100), "tax_code": "VSt19"}
+			ls[j] = map[string]any{"account_debit": "6815", "account_credit": "1800", "amount": json.Number(fmt.Sprintf("%d.%02d", 1+i%997, i%100)), "tax_code": "VSt19"}
 		}
 		return map[string]any{"booking_date": "2025-03-15", "description": fmt.Sprintf("Bench %d", i), "lines": ls, "skip_duplicate_check": true}
 	}
