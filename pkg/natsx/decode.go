@@ -40,14 +40,33 @@ func Decode(body []byte, v any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		body = []byte("{}")
 	}
-	if err := CheckJSON(body); err != nil {
-		return err
+	if mayHideControls(body) {
+		if err := CheckJSON(body); err != nil {
+			return err
+		}
 	}
 	if err := jsonv2.Unmarshal(body, v, strict); err != nil {
+		var syn *jsontext.SyntacticError
+		if errors.As(err, &syn) {
+			// The walk words syntax errors best (trailing data, the field).
+			if cerr := CheckJSON(body); cerr != nil {
+				return cerr
+			}
+			return syntaxError(err)
+		}
 		field, issue := semanticDetail(err)
 		return errs.Invalid("invalid request body", errs.Field(field, issue))
 	}
 	return nil
+}
+
+// mayHideControls says whether body could carry a control character in a
+// string: only as an escape (\u0000), or as DEL or a C1 character (raw
+// bytes 0x7f, 0xc2 0x80-0x9f), since raw C0 bytes are not JSON. Most
+// bodies have none, and Unmarshal checks everything else CheckJSON does,
+// so they skip the walk.
+func mayHideControls(body []byte) bool {
+	return bytes.Contains(body, []byte(`\u`)) || bytes.IndexByte(body, 0x7f) >= 0 || bytes.IndexByte(body, 0xc2) >= 0
 }
 
 // CheckJSON checks that body is exactly one JSON value of text a service

@@ -68,6 +68,9 @@ func TestDecode(t *testing.T) {
 		{name: "escape character", body: `{"tags":["a","\u001b[31m"]}`, err: invalid("invalid text in the request body", "tags[1]", "must not contain control characters")},
 		{name: "DEL", body: `{"name":"a\u007f"}`, err: invalid("invalid text in the request body", "name", "must not contain control characters")},
 		{name: "C1 control", body: `{"name":"a\u0085"}`, err: invalid("invalid text in the request body", "name", "must not contain control characters")},
+		{name: "raw DEL", body: "{\"name\":\"a\x7f\"}", err: invalid("invalid text in the request body", "name", "must not contain control characters")},
+		{name: "raw C1 control", body: "{\"name\":\"a\xc2\x85\"}", err: invalid("invalid text in the request body", "name", "must not contain control characters")},
+		{name: "raw text beside C1", body: "{\"name\":\"§ 14\"}", want: decBody{Name: "§ 14"}},
 		{name: "control in a name", body: `{"na\u0001me":"x"}`, err: invalid("invalid text in the request body", "na\x01me", "must not contain control characters")},
 		{name: "control in raw member", body: `{"lines":[{"meta":{"0":"\u0000"}}]}`, err: invalid("invalid text in the request body", "lines[0].meta.0", "must not contain NUL characters")},
 
