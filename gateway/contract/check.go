@@ -422,7 +422,7 @@ func validationDetails(err error, prefix string) []errs.Detail {
 			out = append(out, errs.Field(field, "must be "+strings.Join(want, " or ")))
 		case *kind.Format:
 			issue := "must be a valid " + k.Want
-			if k.Err != nil && k.Want == "date" {
+			if k.Err != nil && (k.Want == "date" || k.Want == "date-time") {
 				issue = k.Err.Error()
 			}
 			out = append(out, errs.Field(field, issue))

@@ -80,6 +80,7 @@ func Load(src []byte, opts ...Option) (*Doc, error) {
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.AssertFormat()
 	c.RegisterFormat(&jsonschema.Format{Name: "date", Validate: validDate})
+	c.RegisterFormat(&jsonschema.Format{Name: "date-time", Validate: validDateTime})
 	if err := c.AddResource(docURL, root); err != nil {
 		return nil, fmt.Errorf("contract: %w", err)
 	}
@@ -305,6 +306,23 @@ func validDate(v any) error {
 	}
 	if t.Year() < 1900 {
 		return fmt.Errorf("must be a date from 1900-01-01 to 9999-12-31")
+	}
+	return nil
+}
+
+// validDateTime is the "date-time" format: an RFC 3339 time with a year
+// from 1900 to 9999, for the same reasons as validDate.
+func validDateTime(v any) error {
+	s, ok := v.(string)
+	if !ok {
+		return nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return fmt.Errorf("must be an RFC 3339 time")
+	}
+	if y := t.Year(); y < 1900 || y > 9999 {
+		return fmt.Errorf("must be a time from 1900 to 9999")
 	}
 	return nil
 }

@@ -30,6 +30,7 @@ paths:
         - {name: from, in: query, schema: {type: string, format: date}}
         - {name: full, in: query, schema: {type: boolean}}
         - {name: tag, in: query, schema: {type: array, items: {type: string}}}
+        - {name: since, in: query, schema: {type: string, anyOf: [{format: date}, {format: date-time}]}}
       responses:
         '200':
           description: ok
@@ -188,6 +189,9 @@ func TestCheckRequestParams(t *testing.T) {
 		{"line break in query", id, "tag=a%0Ab", "", "INVALID_INPUT | tag: must not contain tabs or line breaks"},
 		{"boolean spelled otherwise", id, "full=yes", "", "INVALID_INPUT | full: must be a boolean"},
 		{"bad date", id, "from=0000-01-01", "", "INVALID_INPUT | from: must be a date from 1900-01-01 to 9999-12-31"},
+		{"date or time: a date", id, "since=2025-03-01", "", "ok"},
+		{"date or time: a time", id, "since=2025-03-01T08:00:00%2B01:00", "", "ok"},
+		{"date or time: year 0", id, "since=0000-03-01T08:00:00Z", "", "INVALID_INPUT | since: must be a date YYYY-MM-DD | since: must be a time from 1900 to 9999"},
 		{"NUL in path names nothing", url.Values{"id": {"a\x00"}}, "", "", "NOT_FOUND"},
 		{"a body where none is documented", id, "", `{"a":1}`, "INVALID_INPUT | : must be empty"},
 		{"an empty object is no body", id, "", ` { } `, "ok"},
