@@ -10,7 +10,9 @@
 //     Windows-1252, 0xA4 in ISO-8859-15). Bytes 0x80–0x9F are control
 //     characters in ISO-8859-15 and never appear in its text, so any of
 //     them means Windows-1252; else a 0xA4 (which Windows-1252 reads as
-//     the never-used "¤") means ISO-8859-15; else Windows-1252.
+//     the never-used "¤") means ISO-8859-15; else Windows-1252. Bytes
+//     that are not UTF-8 after the first 64 KB of a file read as UTF-8
+//     become U+FFFD.
 //   - Layout: the header row is the first row (within the first 64 KB)
 //     that names a booking date and an amount (or Soll and Haben); rows
 //     before it are the preamble many banks write (account, period,
