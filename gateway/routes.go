@@ -109,6 +109,9 @@ var Routes = []Route{
 	{"PATCH", "/v1/tax-codes/{code}", "config:write", ledgerv1.SubjectTaxCodesUpdate, 0},
 
 	{"GET", "/v1/bank-accounts", "bank:read", bankv1.SubjectAccountsList, 0},
+	{"POST", "/v1/bank-accounts", "bank:write", bankv1.SubjectAccountsCreate, 0},
+	{"GET", "/v1/bank-accounts/{id}", "bank:read", bankv1.SubjectAccountsGet, 0},
+	{"PUT", "/v1/bank-accounts/{id}", "bank:write", bankv1.SubjectAccountsUpdate, 0},
 
 	{"GET", "/v1/periods", "perioden:read", periodsv1.SubjectList, 0},
 	{"POST", "/v1/periods/{period}/soft-lock", "perioden:write", periodsv1.SubjectSoftLock, 0},

@@ -45,6 +45,13 @@ func (c Client) JournalFeed(ctx context.Context, r JournalFeedRequest) (JournalF
 	return rpc.Send[JournalFeed](ctx, c.C, SubjectJournalFeed, r)
 }
 
+// Account reads account number of the tenant's chart
+// (SubjectAccountGet); an account the chart lacks is an *errs.Error with
+// code NOT_FOUND.
+func (c Client) Account(ctx context.Context, tenant, number string) (Account, error) {
+	return rpc.Send[Account](rpc.ForTenant(ctx, tenant), c.C, SubjectAccountGet, AccountGet{Number: number})
+}
+
 // VerifyChain recomputes the caller's hash chain (SubjectJournalVerify).
 func (c Client) VerifyChain(ctx context.Context) (Verification, error) {
 	return rpc.Send[Verification](ctx, c.C, SubjectJournalVerify, nil)

@@ -87,3 +87,14 @@ func TestQueries(t *testing.T) {
 		t.Errorf("review count %+v %s %v %v", n, f.subject, f.query, err)
 	}
 }
+
+func TestAccountAsksForTheTenantsAccount(t *testing.T) {
+	f := &fakeCaller{reply: `{"number":"1800","name":"Bank","type":"asset","is_active":true}`}
+	a, err := ledgerv1.Client{C: f}.Account(context.Background(), "t-1", "1800")
+	if err != nil || a.Number != "1800" || a.Type != ledgerv1.AccountAsset {
+		t.Fatalf("account %+v %v", a, err)
+	}
+	if f.subject != ledgerv1.SubjectAccountGet || f.tenant != "t-1" || f.body != `{"number":"1800"}` {
+		t.Errorf("subject %s, tenant %q, body %s", f.subject, f.tenant, f.body)
+	}
+}

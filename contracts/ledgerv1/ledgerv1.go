@@ -48,7 +48,18 @@ const (
 	// SubjectJournalFeed pages through a tenant's journal in number order,
 	// for projections that rebuild and for exports; body JournalFeedRequest.
 	SubjectJournalFeed = "ledger.v1.journal.feed"
+	// SubjectAccountGet reads one account of a tenant's chart by number
+	// for another service (the bank checks the account it links); body
+	// AccountGet, reply Account, NOT_FOUND when the chart lacks it.
+	SubjectAccountGet = "ledger.v1.accounts.get"
 )
+
+// AccountGet is the request of SubjectAccountGet. TenantID is sent as the
+// calling service's signed principal's, never in the body.
+type AccountGet struct {
+	TenantID string `json:"tenant_id,omitempty"`
+	Number   string `json:"number"`
+}
 
 // Events of the ledger, published through its outbox.
 const (

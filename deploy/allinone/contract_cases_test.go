@@ -7,8 +7,6 @@ import (
 	"net/url"
 	"testing"
 
-	"github.com/google/uuid"
-
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
 )
 
@@ -70,6 +68,7 @@ type fixture struct {
 	task, job, grantClient, grantRevoke string
 	bankReader, journalReader           string // keys lacking most scopes
 	tenantDel                           string // operator: a tenant to deactivate
+	bankAccount                         string
 	operatorKey                         string
 }
 
@@ -153,10 +152,8 @@ func newFixture(t *testing.T, p *platform, label string) *fixture {
 	f.job = p.must(202, "POST", "/v1/reports/exports", a, map[string]any{"type": "datev", "from": "2025-01-01", "to": "2025-12-31"}).str("id")
 	p.waitExportJob(a, f.job)
 	ctx := context.Background()
-	if _, err := p.owner.Exec(ctx, `INSERT INTO bank.accounts (id, tenant_id, name, iban, bic, account_number)
-		VALUES ($1, $2, 'Girokonto', 'DE89370400440532013000', 'COBADEFFXXX', '1800')`, uuid.NewString(), f.tenant); err != nil {
-		t.Fatal(err)
-	}
+	f.bankAccount = p.must(201, "POST", "/v1/bank-accounts", a, map[string]any{"name": "Girokonto", "iban": "DE89370400440532013000",
+		"bic": "COBADEFFXXX", "account_number": "1800"}).str("id")
 	f.grantClient, f.grantRevoke = "app-"+label, "app-del-"+label
 	for _, c := range []string{f.grantClient, f.grantRevoke} {
 		if _, err := p.owner.Exec(ctx, "INSERT INTO identity.oauth_grants (tenant_id, client_id, client_name, scopes) VALUES ($1, $2, $3, '{journal:read}')", f.tenant, c, "App "+c); err != nil {
@@ -375,6 +372,18 @@ var happyCases = map[string][]happyCase{
 			return f.as(happyReq{params: pathID("code", "RC7"), body: map[string]any{"label": "Batterie", "description": "Batterie", "rate": json.Number("7.5"), "vat_account": "1407", "self_assess_account": "3837", "is_active": true}})
 		}}},
 	"listBankAccounts": {{build: func(f *fixture) happyReq { return getAs(f, nil) }}},
+	"createBankAccount": {{build: func(f *fixture) happyReq { return f.as(happyReq{example: true}) },
+		battery: func(f *fixture) happyReq {
+			return f.as(happyReq{body: map[string]any{"name": "Batterie", "iban": "DE44 5001 0517 5407 3249 31", "bic": "INGDDEFFXXX", "account_number": "1820", "currency": "EUR"}})
+		},
+		mcp: func(f *fixture, args map[string]any) {
+			args["iban"], args["account_number"] = "DE59100100100000123456", "1830"
+		}}},
+	"getBankAccount": {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.bankAccount)}) }}},
+	"updateBankAccount": {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.bankAccount), example: true}) },
+		battery: func(f *fixture) happyReq {
+			return f.as(happyReq{params: pathID("id", f.bankAccount), body: map[string]any{"name": "Batterie"}})
+		}}},
 
 	// Periods and closing.
 	"listPeriods":            {{build: func(f *fixture) happyReq { return getAs(f, nil) }}},

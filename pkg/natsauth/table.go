@@ -34,7 +34,7 @@ type Permissions struct {
 // internal are the subjects services call on each other; the gateway never
 // sends them.
 var internal = []string{
-	ledgerv1.SubjectSetPeriodLock, ledgerv1.SubjectReviewCreate, ledgerv1.SubjectPost, ledgerv1.SubjectJournalFeed,
+	ledgerv1.SubjectSetPeriodLock, ledgerv1.SubjectReviewCreate, ledgerv1.SubjectPost, ledgerv1.SubjectJournalFeed, ledgerv1.SubjectAccountGet,
 	periodsv1.SubjectStatus, reportingv1.SubjectRebuild,
 }
 
@@ -91,7 +91,7 @@ var Table = map[string]Permissions{
 		ledgerv1.SubjectJournalCheckpoints,
 		identityv1.SubjectTenantGet, periodsv1.SubjectStatus),
 	"bank": service("bank", []string{bankv1.StreamEvents}, nil,
-		[]string{bankv1.EventsFilter}, ledgerv1.SubjectPost, ledgerv1.SubjectReviewCreate),
+		[]string{bankv1.EventsFilter}, ledgerv1.SubjectPost, ledgerv1.SubjectReviewCreate, ledgerv1.SubjectAccountGet),
 }
 
 // Names lists the users of Table, sorted.

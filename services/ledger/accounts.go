@@ -294,6 +294,29 @@ func (s *Service) Accounts(ctx context.Context, tenant string, f AccountFilter) 
 	return AccountPage{Accounts: accounts, Total: total, Limit: f.Limit, Offset: f.Offset}, nil
 }
 
+// AccountFor reads one account of the tenant's chart for another service
+// (SubjectAccountGet). Accounts are never deleted and never change type, so
+// a cached one is current; a miss reloads the chart once, since another
+// replica may have added the account a moment ago.
+func (s *Service) AccountFor(ctx context.Context, tenant, number string) (Account, error) {
+	if !ValidAccountNumber(number) {
+		return Account{}, errs.Invalid("invalid account number", errs.Field("number", "1 to 8 digits"))
+	}
+	for reloaded := false; ; reloaded = true {
+		c, err := s.chart(ctx, tenant)
+		if err != nil {
+			return Account{}, err
+		}
+		if a, ok := c.Account(number); ok {
+			return a, nil
+		}
+		if reloaded {
+			return Account{}, errs.NotFoundf("account %s is not in the chart", number)
+		}
+		s.invalidateChart(tenant)
+	}
+}
+
 // SearchAccounts finds accounts by number prefix or name part
 // (GET /v1/accounts/search). A zero Limit means the default.
 func (s *Service) SearchAccounts(ctx context.Context, tenant string, f AccountSearch) ([]AccountHit, error) {

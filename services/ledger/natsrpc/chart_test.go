@@ -5,9 +5,11 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/uuid"
 
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
 	"github.com/ledgerplatform/ledger/contracts/money"
+	"github.com/ledgerplatform/ledger/pkg/auth"
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/pkg/testkit"
 	"github.com/ledgerplatform/ledger/services/ledger"
@@ -170,5 +172,37 @@ func TestChartTaxCodeRoutes(t *testing.T) {
 		"vat_account": "1406", "self_assess_account": nil, "datev_bu_key": "9", "is_system": true, "is_active": true}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("VSt19 (-want +got):\n%s", diff)
+	}
+}
+
+// TestAccountGetForTheBank: the bank reads one account of its tenant's
+// chart under its own principal; nobody else may, and an account created
+// a moment ago is found.
+func TestAccountGetForTheBank(t *testing.T) {
+	t.Parallel()
+	c := newChartRPC(t)
+	get := ledgerv1.SubjectAccountGet
+	as := &auth.Claims{TenantID: c.claims.TenantID}
+	var a ledgerv1.Account
+	c.h.OK(get, testkit.Rq{Service: "bank", As: as, Body: ledgerv1.AccountGet{Number: "1800"}}, 200, &a)
+	if a.Number != "1800" || a.Type != ledgerv1.AccountAsset || a.Name != "Bank" {
+		t.Fatalf("1800: %+v", a)
+	}
+	c.h.OK(get, testkit.Rq{Service: "bank", As: as, Body: ledgerv1.AccountGet{Number: "6815"}}, 200, &a)
+	if a.Type != ledgerv1.AccountExpense {
+		t.Fatalf("6815: %+v", a)
+	}
+	c.h.Fails(get, testkit.Rq{Service: "bank", As: as, Body: ledgerv1.AccountGet{Number: "1899"}}, 404, errs.NotFound)
+	c.h.Fails(get, testkit.Rq{Service: "bank", As: as, Body: ledgerv1.AccountGet{Number: "18a"}}, 400, errs.InvalidInput)
+	c.h.Fails(get, testkit.Rq{Service: "bank", As: as, Body: ledgerv1.AccountGet{TenantID: uuid.NewString(), Number: "1800"}}, 400, errs.InvalidInput)
+	// The gateway's callers and other services are refused.
+	c.h.Fails(get, testkit.Rq{As: c.claims, Body: ledgerv1.AccountGet{Number: "1800"}}, 403, errs.Forbidden)
+	c.h.Fails(get, testkit.Rq{Service: "periods", As: as, Body: ledgerv1.AccountGet{Number: "1800"}}, 403, errs.Forbidden)
+
+	// Cached chart, new account: found all the same.
+	c.h.OK(ledgerv1.SubjectAccountsCreate, testkit.Rq{As: c.claims, Body: `{"number":"1899","name":"Bank 9","type":"asset"}`}, 201, nil)
+	c.h.OK(get, testkit.Rq{Service: "bank", As: as, Body: ledgerv1.AccountGet{Number: "1899"}}, 200, &a)
+	if a.Name != "Bank 9" || a.Type != ledgerv1.AccountAsset {
+		t.Fatalf("1899: %+v", a)
 	}
 }

@@ -66,6 +66,13 @@ func Routes(svc *ledger.Service) []natsx.Route {
 			}
 			return svc.PostFor(ctx, r)
 		})},
+		{Subject: ledgerv1.SubjectAccountGet, Callers: []string{"bank"}, Decode: natsx.JSON[ledgerv1.AccountGet], Endpoint: natsx.Typed(func(ctx context.Context, r ledgerv1.AccountGet) (ledger.Account, error) {
+			tenant, err := natsx.Tenant(ctx, r.TenantID)
+			if err != nil {
+				return ledger.Account{}, err
+			}
+			return svc.AccountFor(ctx, tenant, r.Number)
+		})},
 
 		// Chart of accounts and tax codes.
 		{Subject: ledgerv1.SubjectAccountsList, Decode: accountFilter, Endpoint: natsx.Typed(func(ctx context.Context, f ledger.AccountFilter) (ledger.AccountPage, error) {
