@@ -197,13 +197,16 @@ func absDur(d time.Duration) time.Duration {
 // not followed by a subfield is free text after all. Free text is kept as
 // the reference.
 func applyDetails(e *bank.Entry, v string) {
-	if len(v) >= 6 && isDigits(v[:3]) && isSeparator(v[3]) && isDigits(v[4:6]) {
-		applySubfields(e, v)
+	// The bank wraps lines anywhere, even inside a subfield's text or
+	// right after the code: in structured details the breaks carry no
+	// meaning.
+	if c := strings.ReplaceAll(v, "\n", ""); len(c) >= 6 && isDigits(c[:3]) && isSeparator(c[3]) && isDigits(c[4:6]) {
+		applySubfields(e, c)
 		return
 	}
-	if len(v) == 3 && isDigits(v) {
-		e.GVC = v
-		return
+	if len(v) >= 3 && isDigits(v[:3]) && (len(v) == 3 || v[:3] == "999") {
+		// 999 is the code of unstructured text, which follows it directly.
+		e.GVC, v = v[:3], v[3:]
 	}
 	e.Reference = clip(strings.TrimSpace(joinLines(strings.Split(v, "\n"), 65)), maxReference)
 	e.EndToEndID, e.MandateID, e.CreditorID = sepaKeys(e.Reference)
@@ -216,9 +219,7 @@ func isSeparator(c byte) bool {
 func applySubfields(e *bank.Entry, v string) {
 	e.GVC = v[:3]
 	sep := v[3]
-	// The bank wraps lines anywhere, even inside a subfield's text: the
-	// line breaks carry no meaning.
-	v = strings.ReplaceAll(v[3:], "\n", "")
+	v = v[3:]
 	var remit, name []string
 	var bic, acct string
 	for len(v) > 0 {

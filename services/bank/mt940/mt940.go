@@ -77,12 +77,16 @@ type statement struct {
 }
 
 func (p *parser) run() error {
+	// The field being read; its lines gather in buf (appending to a string
+	// would copy the field once per line: quadratic on many short lines).
 	var cur *field
+	var buf []byte
 	flush := func() error {
 		if cur == nil {
 			return nil
 		}
 		f := *cur
+		f.val = string(buf)
 		cur = nil
 		return p.field(f)
 	}
@@ -101,7 +105,8 @@ func (p *parser) run() error {
 				return err
 			}
 			p.sawTag = true
-			cur = &field{tag: tag, val: rest, line: n}
+			cur = &field{tag: tag, line: n}
+			buf = append(buf[:0], rest...)
 			continue
 		}
 		if trimmed == "-" || trimmed == "-}" || strings.HasPrefix(trimmed, "-}{") {
@@ -123,10 +128,10 @@ func (p *parser) run() error {
 			}
 			continue // stray text after an end marker
 		}
-		if len(cur.val)+1+len(line) > MaxField {
+		if len(buf)+1+len(line) > MaxField {
 			return lineErr(cur.line, cur.tag, fmt.Sprintf("field longer than %d bytes", MaxField))
 		}
-		cur.val += "\n" + line
+		buf = append(append(buf, '\n'), line...)
 	}
 	if err := flush(); err != nil {
 		return err

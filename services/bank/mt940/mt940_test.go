@@ -447,6 +447,36 @@ func TestStatementsWithoutMarkers(t *testing.T) {
 	}
 }
 
+func TestFreeTextDetails(t *testing.T) {
+	tests := map[string]bank.Entry{
+		"Miete Januar\nWohnung 3":                {Reference: "Miete Januar Wohnung 3"},
+		"999Auszahlung Geldautomat":              {GVC: "999", Reference: "Auszahlung Geldautomat"},
+		"166":                                    {GVC: "166"},
+		"123 Text mit Ziffern":                   {Reference: "123 Text mit Ziffern"},
+		"EREF+E2E-1 SVWZ+Rechnung 7 MREF+M1":     {Reference: "EREF+E2E-1 SVWZ+Rechnung 7 MREF+M1", EndToEndID: "E2E-1", MandateID: "M1"},
+		strings.Repeat("x", 65) + "\nyz\nweiter": {Reference: strings.Repeat("x", 65) + "yz weiter"},
+	}
+	for in, want := range tests {
+		var got bank.Entry
+		applyDetails(&got, in)
+		if diff := cmp.Diff(want, got, cmpDecimal); diff != "" {
+			t.Errorf("%q (-want +got):\n%s", in, diff)
+		}
+	}
+}
+
+// Many short continuation lines cost linear time, not a copy per line.
+func TestManyContinuationLines(t *testing.T) {
+	in := ":20:X\n:61:240102C1,00NTRF\n:86:166" + strings.Repeat("\n", MaxField-10) + ":62F:C240102EUR1,00\n"
+	var rec recorder
+	if err := Parse(strings.NewReader(in), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.stmts) != 1 || rec.stmts[0].End.Entries != 1 {
+		t.Errorf("got %+v", rec.stmts)
+	}
+}
+
 func TestAccountIBAN(t *testing.T) {
 	tests := map[string]string{
 		"12345678/1020304050":                "DE20123456781020304050",
