@@ -452,6 +452,7 @@ func TestFreeTextDetails(t *testing.T) {
 		"Miete Januar\nWohnung 3":                {Reference: "Miete Januar Wohnung 3"},
 		"999Auszahlung Geldautomat":              {GVC: "999", Reference: "Auszahlung Geldautomat"},
 		"166":                                    {GVC: "166"},
+		"166\n?00GUTSCHRIFT\n?20SVWZ+Miete":      {GVC: "166", BookingText: "GUTSCHRIFT", Reference: "SVWZ+Miete"},
 		"123 Text mit Ziffern":                   {Reference: "123 Text mit Ziffern"},
 		"EREF+E2E-1 SVWZ+Rechnung 7 MREF+M1":     {Reference: "EREF+E2E-1 SVWZ+Rechnung 7 MREF+M1", EndToEndID: "E2E-1", MandateID: "M1"},
 		strings.Repeat("x", 65) + "\nyz\nweiter": {Reference: strings.Repeat("x", 65) + "yz weiter"},
