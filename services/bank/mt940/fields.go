@@ -91,7 +91,7 @@ func parseLine61(f field) (bank.Entry, error) {
 	for i < len(v) && (v[i] >= '0' && v[i] <= '9' || v[i] == ',') {
 		i++
 	}
-	if i < len(v) && !(v[i] >= 'A' && v[i] <= 'Z' || v[i] == '\n') {
+	if i < len(v) && !(v[i] >= 'A' && v[i] <= 'Z' || v[i] == '\n' || v[i] == '/') {
 		// "1.50" or "1 500,00": not a SWIFT amount, and guessing could
 		// book a thousandfold amount.
 		i = len(v)

@@ -411,6 +411,16 @@ func (lr *lineReader) next() (string, int, error) {
 // decode turns a line into clean UTF-8 without control characters (NUL,
 // SOH/ETX of SWIFT transmission frames, C1 codes, tabs become spaces).
 func decode(b []byte) string {
+	plain := true
+	for _, c := range b {
+		if c < ' ' || c >= 0x7f {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return string(b)
+	}
 	valid := utf8.Valid(b)
 	var sb strings.Builder
 	sb.Grow(len(b))

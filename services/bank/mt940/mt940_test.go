@@ -452,6 +452,8 @@ func TestFreeTextDetails(t *testing.T) {
 		"Miete Januar\nWohnung 3":                {Reference: "Miete Januar Wohnung 3"},
 		"999Auszahlung Geldautomat":              {GVC: "999", Reference: "Auszahlung Geldautomat"},
 		"166":                                    {GVC: "166"},
+		"166?3012345678?311020304050?32Name":     {GVC: "166", CounterpartyIBAN: "DE20123456781020304050", CounterpartyName: "Name"},
+		"166?30XXXX?31DE89370400440532013001":    {GVC: "166"},
 		"166\n?00GUTSCHRIFT\n?20SVWZ+Miete":      {GVC: "166", BookingText: "GUTSCHRIFT", Reference: "SVWZ+Miete"},
 		"123 Text mit Ziffern":                   {Reference: "123 Text mit Ziffern"},
 		"EREF+E2E-1 SVWZ+Rechnung 7 MREF+M1":     {Reference: "EREF+E2E-1 SVWZ+Rechnung 7 MREF+M1", EndToEndID: "E2E-1", MandateID: "M1"},
@@ -496,6 +498,29 @@ func TestAccountIBAN(t *testing.T) {
 	for in, want := range tests {
 		if got := accountIBAN(in); got != want {
 			t.Errorf("accountIBAN(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestLine61Variants(t *testing.T) {
+	tests := map[string]bank.Entry{
+		"240102CR1,00NTRFNONREF":                  {Amount: dec("1")},
+		"240102DR1,5NTRFNONREF//NONREF":           {Amount: dec("-1.5")},
+		"2401020102RD0,01NRTIKREF//BREF\nDETAILS": {Amount: dec("0.01"), Reversal: true, BankReference: "BREF"},
+		"240102RCE7,NCHG//A B C":                  {Amount: dec("-7"), Reversal: true, BankReference: "A B C"},
+		"240102C\n12,34NMSC":                      {Amount: dec("12.34")},
+		"240102C12,34":                            {Amount: dec("12.34")},
+		"240102D12,34//X":                         {Amount: dec("-12.34"), BankReference: "X"},
+	}
+	for in, want := range tests {
+		got, err := parseLine61(field{tag: "61", val: in, line: 1})
+		if err != nil {
+			t.Errorf("%q: %v", in, err)
+			continue
+		}
+		want.BookingDate, want.ValueDate = "2024-01-02", "2024-01-02"
+		if diff := cmp.Diff(want, got, cmpDecimal); diff != "" {
+			t.Errorf("%q (-want +got):\n%s", in, diff)
 		}
 	}
 }
