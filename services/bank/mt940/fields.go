@@ -70,6 +70,8 @@ func parseLine61(f field) (bank.Entry, error) {
 		v = v[4:]
 	}
 	var e bank.Entry
+	// RC reverses a credit, so money goes out; RD reverses a debit, so
+	// money comes back in.
 	neg := false
 	switch {
 	case strings.HasPrefix(v, "RC"):
@@ -385,15 +387,18 @@ func validIBAN(s string) bool {
 	if s[:2] == "DE" && len(s) != 22 {
 		return false
 	}
-	var digits strings.Builder
-	for _, c := range s[4:] + s[:4] {
+	// ISO 13616: the first four characters moved to the end, letters as
+	// 10-35, the number mod 97 is 1.
+	r := 0
+	for i := 0; i < len(s); i++ {
+		c := s[(i+4)%len(s)]
 		if c >= 'A' && c <= 'Z' {
-			fmt.Fprintf(&digits, "%d", c-'A'+10)
+			r = (r*100 + int(c-'A'+10)) % 97
 		} else {
-			digits.WriteRune(c)
+			r = (r*10 + int(c-'0')) % 97
 		}
 	}
-	return mod97(digits.String()) == 1
+	return r == 1
 }
 
 func mod97(digits string) int {
