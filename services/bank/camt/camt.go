@@ -44,6 +44,8 @@ const (
 	// MaxDetails is the most transaction details one entry (a batch
 	// booking) may carry; they are held until the entry closes.
 	MaxDetails = 20000
+	// maxDetailBytes bounds the text held for one entry's details.
+	maxDetailBytes = 16 << 20
 	// maxDepth is far deeper than any camt element nests (about 15).
 	maxDepth = 48
 )
@@ -161,6 +163,7 @@ type parser struct {
 	details []fields
 	txDepth int // stack index of the open TxDtls, 0 when none
 	tx      fields
+	held    int // bytes of text held for the open entry
 }
 
 type stmtState struct {
@@ -302,6 +305,7 @@ func (p *parser) start(t xml.StartElement) error {
 				return err
 			}
 			p.inNtry = true
+			p.held = 0
 			p.ntry = fields{}
 			p.details = p.details[:0]
 		case "Bal":
@@ -333,7 +337,13 @@ func (p *parser) end() error {
 	defer func() { p.stack, p.prefix, p.text = p.stack[:depth], p.prefix[:depth], p.text[:0] }()
 	switch {
 	case p.txDepth > 0 && depth > p.txDepth:
-		return p.field(&p.tx, p.stack[p.txDepth+1:])
+		if err := p.field(&p.tx, p.stack[p.txDepth+1:]); err != nil {
+			return err
+		}
+		if p.held > maxDetailBytes {
+			return invalid("an entry's transaction details hold more than %d MiB of text", maxDetailBytes>>20)
+		}
+		return nil
 	case p.txDepth > 0 && depth == p.txDepth:
 		p.details = append(p.details, p.tx)
 		p.tx = fields{}
@@ -376,6 +386,7 @@ func is(path []string, names ...string) bool {
 // it (line breaks in a remittance line) made one space, and cut to
 // MaxTextRunes.
 func (p *parser) textOf() string {
+	p.held += len(p.text)
 	b := bytes.TrimSpace(p.text)
 	if bytes.ContainsAny(b, "\n\r\t") || bytes.Contains(b, []byte("  ")) {
 		b = []byte(strings.Join(strings.Fields(string(b)), " "))
@@ -565,16 +576,28 @@ func (p *parser) field(f *fields, path []string) error {
 	case "RmtInf":
 		switch {
 		case is(path, "RmtInf", "Ustrd"):
-			if s := p.textOf(); s != "" {
-				f.ustrd = append(f.ustrd, s)
-			}
+			f.ustrd = appendLine(f.ustrd, p.textOf())
 		case is(path, "RmtInf", "Strd", "CdtrRefInf", "Ref"):
-			if s := p.textOf(); s != "" {
-				f.strdRef = append(f.strdRef, s)
-			}
+			f.strdRef = appendLine(f.strdRef, p.textOf())
 		}
 	}
 	return nil
+}
+
+// appendLine adds a remittance line unless the lines already fill what
+// the joined text keeps.
+func appendLine(lines []string, s string) []string {
+	if s == "" {
+		return lines
+	}
+	n := 0
+	for _, l := range lines {
+		n += utf8.RuneCountInString(l) + 1
+	}
+	if n >= MaxTextRunes {
+		return lines
+	}
+	return append(lines, s)
 }
 
 func (p *parser) charges(f *fields, path []string) error {

@@ -536,6 +536,8 @@ func TestRefused(t *testing.T) {
 		{"too deep", stmt(strings.Repeat("<X>", 60) + strings.Repeat("</X>", 60)), "deeper than"},
 		{"huge text node", stmt(`<Ntry><AddtlNtryInf>` + strings.Repeat("x", 2<<20) + `</AddtlNtryInf></Ntry>`), "1 MiB"},
 		{"huge tag", stmt(`<Ntry a="` + strings.Repeat("x", 2<<20) + `"/>`), "1 MiB"},
+		{"too many details", stmt(`<Ntry><NtryDtls>` + strings.Repeat("<TxDtls/>", MaxDetails+1) + `</NtryDtls></Ntry>`), "more than 20000 transaction details"},
+		{"details too big", stmt(`<Ntry><NtryDtls>` + strings.Repeat("<TxDtls><RmtInf><Ustrd>"+strings.Repeat("x", 4000)+"</Ustrd></RmtInf></TxDtls>", 4300) + `</NtryDtls></Ntry>`), "MiB of text"},
 		{"unclosed", `<Document><BkToCstmrStmt><Stmt>`, "not well-formed"},
 		{"crossed tags", `<Document><BkToCstmrStmt></Document></BkToCstmrStmt>`, "not well-formed"},
 		{"encoding", `<?xml version="1.0" encoding="EBCDIC"?><Document/>`, "EBCDIC"},
