@@ -13,7 +13,26 @@
 // an import wrong (no statement, an entry without amount or direction, an
 // amount that is not a number), is refused with errs.Invalid (400
 // INVALID_INPUT, detail field "file"), so the import layer can pass it on
-// as it is. An error from the sink is returned unchanged.
+// as it is. An error from the sink is returned unchanged, and so (wrapped,
+// not as INVALID_INPUT) is a failure of the reader.
+//
+// Rules the import relies on:
+//   - Only booked entries count: an entry whose Sts is PDNG or INFO (an
+//     intraday camt.052) is skipped, so it neither imports nor enters the
+//     statement's sum.
+//   - A batch booking (one Ntry, several TxDtls) splits into one entry per
+//     detail only when every detail carries an amount in the entry's
+//     currency and the signed amounts add up to the booked amount; else
+//     the booking stays one entry of the booked amount, because that is
+//     what moved on the account. Split entries carry BatchRef (the entry's
+//     AcctSvcrRef, else NtryRef) and as BankReference only their own
+//     Refs/AcctSvcrRef, so that duplicate detection by bank reference
+//     never takes one part of a batch for another.
+//   - With a single TxDtls the entry's booked amount counts, whatever the
+//     detail says (banks put the instructed amount or 0 there).
+//   - The counterparty of a credit is the debtor, of a debit the creditor;
+//     of a reversal (RvslInd) the other way round, as it names the parties
+//     of the payment it undoes.
 package camt
 
 import (
@@ -898,11 +917,14 @@ func amount(s, where string) (decimal.Decimal, error) {
 		switch c := s[i]; {
 		case c >= '0' && c <= '9':
 			digits++
-		case c == '.' && !dot && i > 0 && i < len(s)-1:
+		case c == '.' && !dot:
 			dot = true
 		default:
 			return decimal.Decimal{}, invalid("%s: amount %q is not a decimal number", where, s)
 		}
+	}
+	if digits == 0 {
+		return decimal.Decimal{}, invalid("%s: amount %q is not a decimal number", where, s)
 	}
 	if digits > 30 {
 		return decimal.Decimal{}, invalid("%s: amount %q has too many digits", where, s)
@@ -936,7 +958,9 @@ func dateOf(s, where string) (string, error) {
 	if s == "" {
 		return "", invalid("%s: date missing", where)
 	}
-	if len(s) < 10 || (len(s) > 10 && s[10] != 'T') {
+	// xs:date may carry a zone ("2024-03-01+01:00", "...Z"); the day is
+	// still the one written.
+	if len(s) < 10 || (len(s) > 10 && !strings.ContainsRune("TZ+-", rune(s[10]))) {
 		return "", invalid("%s: %q is not a date", where, s)
 	}
 	if _, err := time.Parse("2006-01-02", s[:10]); err != nil {

@@ -530,6 +530,8 @@ func TestRefused(t *testing.T) {
 		{"exponent", stmt(`<Ntry><Amt Ccy="EUR">1e9</Amt><CdtDbtInd>CRDT</CdtDbtInd><BookgDt><Dt>2024-03-01</Dt></BookgDt></Ntry>`), "not a decimal"},
 		{"negative", stmt(`<Ntry><Amt Ccy="EUR">-1.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><BookgDt><Dt>2024-03-01</Dt></BookgDt></Ntry>`), "not a decimal"},
 		{"no date", stmt(`<Ntry><Amt Ccy="EUR">1.00</Amt><CdtDbtInd>CRDT</CdtDbtInd></Ntry>`), "date missing"},
+		{"lone dot", stmt(`<Ntry><Amt Ccy="EUR">.</Amt><CdtDbtInd>CRDT</CdtDbtInd><BookgDt><Dt>2024-03-01</Dt></BookgDt></Ntry>`), "not a decimal"},
+		{"date with junk", stmt(`<Ntry><Amt Ccy="EUR">1</Amt><CdtDbtInd>CRDT</CdtDbtInd><BookgDt><Dt>2024-03-01x</Dt></BookgDt></Ntry>`), "not a date"},
 		{"bad date", stmt(`<Ntry><Amt Ccy="EUR">1.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><BookgDt><Dt>2024-02-30</Dt></BookgDt></Ntry>`), "not a date"},
 		{"bad balance", stmt(balXML("OPBD", "abc", "CRDT", "2024-03-01")), "balance OPBD: amount"},
 		{"opening after entry", stmt(okNtry + balXML("OPBD", "1.00", "CRDT", "2024-03-01")), "after its first entry"},
@@ -683,4 +685,23 @@ func BenchmarkParse053(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
+}
+
+// xs:decimal and xs:date allow forms banks rarely write but may.
+func TestLexicalForms(t *testing.T) {
+	ntry := func(amt, date string) string {
+		return `<Ntry><Amt Ccy="EUR">` + amt + `</Amt><CdtDbtInd>CRDT</CdtDbtInd><BookgDt><Dt>` + date + `</Dt></BookgDt></Ntry>`
+	}
+	body := `<Stmt><Id>S</Id>` + ntry("5.", "2024-03-01+01:00") + ntry(".5", "2024-03-02Z") + ntry("007.10", "2024-03-03") + `</Stmt>`
+	r := &recorder{}
+	if err := Parse(strings.NewReader(doc("camt.053.001.02", "BkToCstmrStmt", body)), r); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range r.stmts[0].entries {
+		got = append(got, e.BookingDate+" "+e.Amount.String())
+	}
+	if d := cmp.Diff([]string{"2024-03-01 5", "2024-03-02 0.5", "2024-03-03 7.1"}, got); d != "" {
+		t.Errorf("(-want +got)\n%s", d)
+	}
 }
