@@ -2,7 +2,11 @@
 // statement import, matching and reconciliation.
 package bankv1
 
-import "time"
+import (
+	"time"
+
+	"github.com/ledgerplatform/ledger/contracts/money"
+)
 
 // Request/reply subjects of the REST routes; path parameters travel in the
 // Path-Params header under the names noted.
@@ -11,6 +15,10 @@ const (
 	SubjectAccountsCreate = "bank.v1.accounts.create"
 	SubjectAccountsGet    = "bank.v1.accounts.get"    // param id
 	SubjectAccountsUpdate = "bank.v1.accounts.update" // param id
+
+	SubjectTransactionsImport = "bank.v1.transactions.import"
+	SubjectTransactionsList   = "bank.v1.transactions.list"
+	SubjectTransactionsGet    = "bank.v1.transactions.get" // param id
 )
 
 // Events of the bank service, published through its outbox.
@@ -52,4 +60,100 @@ type AccountInput struct {
 // linked ledger account are what the statements and bookings refer to.
 type AccountUpdate struct {
 	Name *string `json:"name"`
+}
+
+// States of a bank transaction: open until it is reconciled against the
+// ledger or explained by evidence.
+const (
+	StatusOpen       = "open"
+	StatusReconciled = "reconciled"
+	StatusEvidenced  = "evidenced"
+)
+
+// MaxImportItems is the most transactions one JSON import takes
+// (specification, Limits).
+const MaxImportItems = 1000
+
+// ImportInput is the body of SubjectTransactionsImport (POST
+// /v1/bank-transactions).
+type ImportInput struct {
+	BankAccountID string       `json:"bank_account_id"`
+	Transactions  []ImportItem `json:"transactions"`
+}
+
+// ImportItem is one transaction of a JSON import (specification: Bank
+// transaction, JSON import item). Amount is signed: positive money in,
+// negative money out.
+type ImportItem struct {
+	TxDate           string        `json:"tx_date"`
+	Amount           *money.Amount `json:"amount"`
+	Currency         string        `json:"currency,omitempty"`
+	CounterpartyName string        `json:"counterparty_name,omitempty"`
+	CounterpartyIBAN string        `json:"counterparty_iban,omitempty"`
+	Reference        string        `json:"reference,omitempty"`
+	BankReference    string        `json:"bank_reference,omitempty"`
+	TxType           string        `json:"tx_type,omitempty"`
+	ValueDate        string        `json:"value_date,omitempty"`
+}
+
+// ImportResult answers SubjectTransactionsImport: every row is imported,
+// skipped as a duplicate of one the bank account already has, or refused
+// with its errors.
+type ImportResult struct {
+	BatchID           string     `json:"batch_id"`
+	TotalRows         int        `json:"total_rows"`
+	Imported          int        `json:"imported"`
+	SkippedDuplicates int        `json:"skipped_duplicates"`
+	Errors            []RowError `json:"errors"`
+}
+
+// RowError names one field of one refused row; Index is the row's
+// position in transactions, from 0.
+type RowError struct {
+	Index int    `json:"index"`
+	Field string `json:"field"`
+	Issue string `json:"issue"`
+}
+
+// Transaction is a bank transaction as the API shows it. Optional texts
+// are null when the bank or the import gave none.
+type Transaction struct {
+	ID               string       `json:"id"`
+	BankAccountID    string       `json:"bank_account_id"`
+	TxDate           string       `json:"tx_date"`
+	ValueDate        *string      `json:"value_date"`
+	Amount           money.Amount `json:"amount"`
+	Currency         string       `json:"currency"`
+	CounterpartyName *string      `json:"counterparty_name"`
+	CounterpartyIBAN *string      `json:"counterparty_iban"`
+	CounterpartyBIC  *string      `json:"counterparty_bic"`
+	Reference        *string      `json:"reference"`
+	BankReference    *string      `json:"bank_reference"`
+	EndToEndID       *string      `json:"end_to_end_id"`
+	MandateID        *string      `json:"mandate_id"`
+	CreditorID       *string      `json:"creditor_id"`
+	BatchRef         *string      `json:"batch_ref"`
+	TxType           *string      `json:"tx_type"`
+	GVC              *string      `json:"gvc"`
+	Charges          money.Amount `json:"charges"`
+	Reversal         bool         `json:"reversal"`
+	Status           string       `json:"status"`
+	BatchID          string       `json:"batch_id"`
+	StatementID      *string      `json:"statement_id"`
+	CreatedAt        time.Time    `json:"created_at"`
+}
+
+// TransactionFilter selects a page of transactions (SubjectTransactionsList,
+// GET /v1/bank-transactions); empty fields select everything.
+type TransactionFilter struct {
+	BankAccountID string
+	From, To      string // booking dates YYYY-MM-DD, inclusive
+	Status        string
+	Search        string // part of counterparty name or IBAN, reference or bank reference
+	Limit, Offset int
+}
+
+// TransactionList answers SubjectTransactionsList, newest booking first.
+type TransactionList struct {
+	Transactions []Transaction `json:"transactions"`
 }

@@ -5,6 +5,7 @@ package bank
 import (
 	"context"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -39,6 +40,7 @@ type Store interface {
 	CreateAccount(ctx context.Context, tenantID string, a Account) (Account, error)
 	// RenameAccount sets the name of one; an unknown id is NOT_FOUND.
 	RenameAccount(ctx context.Context, tenantID, id, name string) (Account, error)
+	TransactionStore
 }
 
 // Chart is what the bank asks the ledger about its chart of accounts;
@@ -170,5 +172,9 @@ var (
 
 // ValidID reports whether s is a UUID, the form of every bank id.
 func ValidID(s string) bool { return uuidRe.MatchString(s) }
+
+func newID() string { return uuid.NewString() }
+
+func itoa(n int) string { return strconv.Itoa(n) }
 
 func notFound(id string) error { return errs.NotFoundf("bank account %s not found", id) }
