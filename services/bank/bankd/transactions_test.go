@@ -88,7 +88,9 @@ func TestTransactionsImport(t *testing.T) {
 	}
 	var one bankv1.Transaction
 	h.OK(bankv1.SubjectTransactionsGet, testkit.Rq{As: as, Params: map[string]string{"id": got.ID}}, 200, &one)
-	if diff := cmp.Diff(got, one, cmp.Comparer(func(a, b bankv1.Transaction) bool { return a.ID == b.ID && a.CreatedAt.Equal(b.CreatedAt) && a.Amount.Equal(b.Amount.Decimal) })); diff != "" {
+	if diff := cmp.Diff(got, one, cmp.Comparer(func(a, b bankv1.Transaction) bool {
+		return a.ID == b.ID && a.CreatedAt.Equal(b.CreatedAt) && a.Amount.Equal(b.Amount.Decimal)
+	})); diff != "" {
 		t.Fatalf("get (-listed +got):\n%s", diff)
 	}
 	h.Fails(bankv1.SubjectTransactionsGet, testkit.Rq{As: claims(uuid.NewString()), Params: map[string]string{"id": got.ID}}, 404, errs.NotFound)
