@@ -112,6 +112,9 @@ var Routes = []Route{
 	{"POST", "/v1/bank-accounts", "bank:write", bankv1.SubjectAccountsCreate, 0},
 	{"GET", "/v1/bank-accounts/{id}", "bank:read", bankv1.SubjectAccountsGet, 0},
 	{"PUT", "/v1/bank-accounts/{id}", "bank:write", bankv1.SubjectAccountsUpdate, 0},
+	{"GET", "/v1/bank-transactions", "bank:read", bankv1.SubjectTransactionsList, 0},
+	{"POST", "/v1/bank-transactions", "bank:write", bankv1.SubjectTransactionsImport, 0},
+	{"GET", "/v1/bank-transactions/{id}", "bank:read", bankv1.SubjectTransactionsGet, 0},
 
 	{"GET", "/v1/periods", "perioden:read", periodsv1.SubjectList, 0},
 	{"POST", "/v1/periods/{period}/soft-lock", "perioden:write", periodsv1.SubjectSoftLock, 0},

@@ -2,6 +2,7 @@ package allinone_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -201,4 +202,157 @@ func TestBankAccountRoutes(t *testing.T) {
 		t.Fatalf("create_bank_account without bank:write: %v", refused)
 	}
 	p.wantCount(4, "SELECT count(*) FROM bank.accounts WHERE tenant_id = $1", tenant)
+}
+
+// TestBankTransactions: the JSON import and reading transactions back
+// through the gateway and MCP: duplicates skipped on re-import, identical
+// rows within one import all kept, bad rows reported by index and field
+// while the good ones import, the 1000-row limit, the list's filters, and
+// another tenant's accounts and transactions out of reach.
+func TestBankTransactions(t *testing.T) {
+	p, admin, tenant := setup(t, nil, "Bankumsätze GmbH")
+	other, _ := p.newTenant("Fremde Umsätze GmbH")
+	writer, reader := p.apiKey(admin, "bank:read", "bank:write"), p.apiKey(admin, "bank:read")
+	giro := p.must(201, "POST", "/v1/bank-accounts", writer, map[string]any{"name": "Giro", "iban": "DE89370400440532013000", "account_number": "1800"}).str("id")
+	spar := p.must(201, "POST", "/v1/bank-accounts", writer, map[string]any{"name": "Tagesgeld", "iban": "NL91ABNA0417164300", "account_number": "1810"}).str("id")
+	foreign := p.must(201, "POST", "/v1/bank-accounts", other, map[string]any{"name": "Fremd", "iban": "DE89370400440532013000", "account_number": "1800"}).str("id")
+
+	type row = map[string]any
+	body := func(account string, rows ...row) map[string]any {
+		return map[string]any{"bank_account_id": account, "transactions": rows}
+	}
+	rent := row{"tx_date": "2025-03-03", "amount": json.Number("-1190.00"), "counterparty_name": "Vermieter GmbH", "counterparty_iban": "DE44 5001 0517 5407 3249 31",
+		"reference": "Miete März", "bank_reference": "2025030300001", "tx_type": "SEPA-UEBERWEISUNG", "value_date": "2025-03-04"}
+	fee := row{"tx_date": "2025-03-31", "amount": json.Number("-4.90"), "reference": "Kontoführung"}
+	sale := row{"tx_date": "2025-03-10", "amount": json.Number("595.00"), "counterparty_name": "Kunde AG", "reference": "RE-2025-0042"}
+	result := func(r resp) string {
+		return fmt.Sprint(r.Body["total_rows"], " ", r.Body["imported"], " ", r.Body["skipped_duplicates"], " ", len(r.Body["errors"].([]any)))
+	}
+
+	// Two identical fees in one import both import; the same import again
+	// imports nothing.
+	first := p.must(201, "POST", "/v1/bank-transactions", writer, body(giro, rent, fee, fee, sale))
+	if got := result(first); got != "4 4 0 0" || !uuidLike.MatchString(first.str("batch_id")) {
+		t.Fatalf("first import: %s", first.Raw)
+	}
+	if got := result(p.must(201, "POST", "/v1/bank-transactions", writer, body(giro, rent, fee, fee, sale))); got != "4 0 4 0" {
+		t.Fatalf("again: %s", got)
+	}
+	// The same rows into another account are that account's.
+	if got := result(p.must(201, "POST", "/v1/bank-transactions", writer, body(spar, fee))); got != "1 1 0 0" {
+		t.Fatalf("other account: %s", got)
+	}
+
+	// A bad row is reported with its index and field; the good rows import.
+	mixed := p.must(201, "POST", "/v1/bank-transactions", writer, body(giro,
+		row{"tx_date": "2025-04-01", "amount": json.Number("12.00")},
+		row{"tx_date": "2025-04-01", "amount": 0},
+		row{"tx_date": "2025-04-02", "amount": json.Number("1.005")},
+		row{"tx_date": "2025-04-03", "amount": 5, "counterparty_iban": "DE89370400440532013001"},
+		row{"tx_date": "2025-04-03", "amount": 5, "currency": "USD"},
+		fee,
+	))
+	if got := result(mixed); got != "6 1 1 4" {
+		t.Fatalf("mixed: %s", mixed.Raw)
+	}
+	var fields []string
+	for _, e := range mixed.Body["errors"].([]any) {
+		m := e.(map[string]any)
+		fields = append(fields, fmt.Sprint(m["index"], ":", m["field"]))
+		if m["issue"] == "" {
+			t.Errorf("no issue: %v", m)
+		}
+	}
+	if got := strings.Join(fields, " "); got != "1:amount 2:amount 3:counterparty_iban 4:currency" {
+		t.Fatalf("row errors: %s", got)
+	}
+	p.wantCount(6, "SELECT count(*) FROM bank.transactions WHERE tenant_id = $1", tenant)
+
+	// Requests refused as a whole import nothing.
+	many := make([]row, 1001)
+	for i := range many {
+		many[i] = row{"tx_date": "2025-05-01", "amount": i + 1}
+	}
+	p.expectError(400, "INVALID_INPUT", "POST", "/v1/bank-transactions", writer, body(giro, many...))
+	p.expectError(400, "INVALID_INPUT", "POST", "/v1/bank-transactions", writer, body(giro))
+	r := p.expectError(400, "INVALID_INPUT", "POST", "/v1/bank-transactions", writer, body(giro, fee, row{"tx_date": "2025-02-30", "amount": 1}))
+	if !strings.Contains(string(r.Raw), "transactions[1].tx_date") {
+		t.Fatalf("invalid date: %s", r.Raw)
+	}
+	p.expectError(400, "INVALID_INPUT", "POST", "/v1/bank-transactions", writer, body(giro, row{"tx_date": "2025-05-01", "amount": "12.00"}))
+	p.expectError(404, "NOT_FOUND", "POST", "/v1/bank-transactions", writer, body(foreign, fee))
+	p.expectError(404, "NOT_FOUND", "POST", "/v1/bank-transactions", writer, body(uuid.NewString(), fee))
+	p.expectError(403, "FORBIDDEN", "POST", "/v1/bank-transactions", reader, body(giro, fee))
+	p.expectError(401, "UNAUTHENTICATED", "POST", "/v1/bank-transactions", "", body(giro, fee))
+	p.wantCount(6, "SELECT count(*) FROM bank.transactions WHERE tenant_id = $1", tenant)
+	p.wantCount(0, "SELECT count(*) FROM bank.transactions WHERE bank_account_id = $1", foreign)
+
+	// Idempotent: the same key answers the first result again.
+	once := body(giro, row{"tx_date": "2025-06-01", "amount": 7})
+	a := p.must(201, "POST", "/v1/bank-transactions", writer, once, "Idempotency-Key", "tx-1")
+	b := p.must(201, "POST", "/v1/bank-transactions", writer, once, "Idempotency-Key", "tx-1")
+	if string(a.Raw) != string(b.Raw) || result(a) != "1 1 0 0" {
+		t.Fatalf("replay %s, first %s", b.Raw, a.Raw)
+	}
+
+	// Reading back, with the filters.
+	list := func(query string) string {
+		var out []string
+		for _, tx := range p.must(200, "GET", "/v1/bank-transactions"+query, reader, nil).list("transactions") {
+			out = append(out, fmt.Sprint(tx["tx_date"], " ", tx["amount"]))
+		}
+		return strings.Join(out, ", ")
+	}
+	for _, tc := range []struct{ query, want string }{
+		{"", "2025-06-01 7, 2025-04-01 12, 2025-03-31 -4.9, 2025-03-31 -4.9, 2025-03-31 -4.9, 2025-03-10 595, 2025-03-03 -1190"},
+		{"?bank_account_id=" + spar, "2025-03-31 -4.9"},
+		{"?bank_account_id=" + giro + "&from=2025-03-05&to=2025-03-31", "2025-03-31 -4.9, 2025-03-31 -4.9, 2025-03-10 595"},
+		{"?search=vermieter", "2025-03-03 -1190"},
+		{"?search=DE44%205001", "2025-03-03 -1190"},
+		{"?status=open&limit=2&offset=1", "2025-04-01 12, 2025-03-31 -4.9"},
+		{"?status=reconciled", ""},
+	} {
+		if got := list(tc.query); got != tc.want {
+			t.Errorf("GET %s: %s, want %s", tc.query, got, tc.want)
+		}
+	}
+	p.expectError(400, "INVALID_INPUT", "GET", "/v1/bank-transactions?status=done", reader, nil)
+	p.expectError(400, "INVALID_INPUT", "GET", "/v1/bank-transactions?from=2025-04-01&to=2025-03-01", reader, nil)
+	p.expectError(400, "INVALID_INPUT", "GET", "/v1/bank-transactions?limit=501", reader, nil)
+	p.expectError(404, "NOT_FOUND", "GET", "/v1/bank-transactions?bank_account_id="+foreign, reader, nil)
+	if r := p.must(200, "GET", "/v1/bank-transactions", other, nil); string(r.Raw) != `{"transactions":[]}` {
+		t.Fatalf("another tenant: %s", r.Raw)
+	}
+
+	// One transaction, in full.
+	listed := p.must(200, "GET", "/v1/bank-transactions?search=Vermieter", reader, nil).list("transactions")[0]
+	id := listed["id"].(string)
+	got := p.must(200, "GET", "/v1/bank-transactions/"+id, reader, nil)
+	want := map[string]any{"id": id, "bank_account_id": giro, "tx_date": "2025-03-03", "value_date": "2025-03-04", "amount": -1190.0, "currency": "EUR",
+		"counterparty_name": "Vermieter GmbH", "counterparty_iban": "DE44500105175407324931", "counterparty_bic": nil, "reference": "Miete März",
+		"bank_reference": "2025030300001", "end_to_end_id": nil, "mandate_id": nil, "creditor_id": nil, "batch_ref": nil, "tx_type": "SEPA-UEBERWEISUNG",
+		"gvc": nil, "charges": 0.0, "reversal": false, "status": "open", "batch_id": first.str("batch_id"), "statement_id": nil, "created_at": listed["created_at"]}
+	if diff := cmp.Diff(want, got.Body); diff != "" || !strings.Contains(string(got.Raw), `"amount":-1190.00`) {
+		t.Fatalf("transaction (-want +got):\n%s\n%s", diff, got.Raw)
+	}
+	p.expectError(404, "NOT_FOUND", "GET", "/v1/bank-transactions/"+id, other, nil)
+	p.expectError(404, "NOT_FOUND", "GET", "/v1/bank-transactions/"+uuid.NewString(), reader, nil)
+	p.expectError(404, "NOT_FOUND", "GET", "/v1/bank-transactions/not-a-uuid", reader, nil)
+
+	// MCP: the same import (all duplicates now) and the list.
+	call := func(key, name string, args map[string]any) (map[string]any, bool) {
+		return toolResult(t, p.mcpCall(t, key, 1, "tools/call", map[string]any{"name": name, "arguments": args}))
+	}
+	sc, isErr := call(writer, "import_bank_transactions", map[string]any{"bank_account_id": giro, "transactions": []any{rent, sale,
+		row{"tx_date": "2025-07-01", "amount": json.Number("-19.99"), "reference": "MCP"}}})
+	if isErr || sc["imported"] != 1.0 || sc["skipped_duplicates"] != 2.0 {
+		t.Fatalf("import_bank_transactions: %v", sc)
+	}
+	sc, isErr = call(reader, "list_bank_transactions", map[string]any{"search": "MCP"})
+	if txs, _ := sc["transactions"].([]any); isErr || len(txs) != 1 {
+		t.Fatalf("list_bank_transactions: %v", sc)
+	}
+	if refused, isErr := call(reader, "import_bank_transactions", map[string]any{"bank_account_id": giro, "transactions": []any{fee}}); !isErr || refused["code"] != "FORBIDDEN" {
+		t.Fatalf("import without bank:write: %v", refused)
+	}
 }

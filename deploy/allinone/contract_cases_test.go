@@ -68,7 +68,7 @@ type fixture struct {
 	task, job, grantClient, grantRevoke string
 	bankReader, journalReader           string // keys lacking most scopes
 	tenantDel                           string // operator: a tenant to deactivate
-	bankAccount                         string
+	bankAccount, bankTx                 string
 	operatorKey                         string
 }
 
@@ -154,6 +154,8 @@ func newFixture(t *testing.T, p *platform, label string) *fixture {
 	ctx := context.Background()
 	f.bankAccount = p.must(201, "POST", "/v1/bank-accounts", a, map[string]any{"name": "Girokonto", "iban": "DE89370400440532013000",
 		"bic": "COBADEFFXXX", "account_number": "1800"}).str("id")
+	p.must(201, "POST", "/v1/bank-transactions", a, bankImport(f, "Fixture Miete"))
+	f.bankTx = p.must(200, "GET", "/v1/bank-transactions", a, nil).list("transactions")[0]["id"].(string)
 	f.grantClient, f.grantRevoke = "app-"+label, "app-del-"+label
 	for _, c := range []string{f.grantClient, f.grantRevoke} {
 		if _, err := p.owner.Exec(ctx, "INSERT INTO identity.oauth_grants (tenant_id, client_id, client_name, scopes) VALUES ($1, $2, $3, '{journal:read}')", f.tenant, c, "App "+c); err != nil {
@@ -163,6 +165,16 @@ func newFixture(t *testing.T, p *platform, label string) *fixture {
 	p.must(201, "PUT", "/v1/oauth/clients/client-"+label, a, map[string]any{"name": "Fixture client", "redirect_uris": []string{"https://app.example.com/cb"}, "scopes": []string{"journal:read"}})
 	_, f.tenantDel = p.newTenant("Contract " + label + " to deactivate")
 	return f
+}
+
+// bankImport is a JSON import of two transactions into the fixture's bank
+// account, one with reference.
+func bankImport(f *fixture, reference string) map[string]any {
+	return map[string]any{"bank_account_id": f.bankAccount, "transactions": []any{
+		map[string]any{"tx_date": "2025-03-03", "amount": json.Number("-1190.00"), "currency": "EUR", "counterparty_name": "Vermieter GmbH",
+			"counterparty_iban": "DE44 5001 0517 5407 3249 31", "reference": reference, "bank_reference": "REF-" + reference, "tx_type": "SEPA-UEBERWEISUNG", "value_date": "2025-03-04"},
+		map[string]any{"tx_date": "2025-03-05", "amount": json.Number("595.00"), "reference": reference + " Eingang"},
+	}}
 }
 
 // as is a request with the tenant's admin key.
@@ -384,6 +396,15 @@ var happyCases = map[string][]happyCase{
 		battery: func(f *fixture) happyReq {
 			return f.as(happyReq{params: pathID("id", f.bankAccount), body: map[string]any{"name": "Batterie"}})
 		}}},
+	"listBankTransactions": {
+		{name: "filtered", build: func(f *fixture) happyReq {
+			return getAs(f, qs("bank_account_id", f.bankAccount, "from", "2025-03-01", "to", "2025-03-31", "status", "open", "search", "Miete", "limit", "10", "offset", "0"))
+		}},
+		{name: "default", build: func(f *fixture) happyReq { return getAs(f, nil) }},
+	},
+	"importBankTransactions": {{build: func(f *fixture) happyReq { return f.as(happyReq{body: bankImport(f, "Happy Miete")}) },
+		battery: func(f *fixture) happyReq { return f.as(happyReq{body: bankImport(f, "Batterie Miete")}) }}},
+	"getBankTransaction": {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.bankTx)}) }}},
 
 	// Periods and closing.
 	"listPeriods":            {{build: func(f *fixture) happyReq { return getAs(f, nil) }}},
