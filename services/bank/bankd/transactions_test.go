@@ -1,10 +1,16 @@
 package bankd_test
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -17,6 +23,8 @@ import (
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/pkg/testkit"
 	"github.com/ledgerplatform/ledger/services/bank"
+	"github.com/ledgerplatform/ledger/services/bank/camt"
+	"github.com/ledgerplatform/ledger/services/bank/mt940"
 	"github.com/ledgerplatform/ledger/services/bank/postgres"
 )
 
@@ -374,5 +382,85 @@ func TestImportStatements(t *testing.T) {
 	// An account of another tenant is not found; nothing is written.
 	if _, err := store.ImportStatements(ctx, uuid.NewString(), acc, bank.ImportMeta{ID: uuid.NewString(), Source: bank.SourceMT940}, []bank.ParsedStatement{day1}); errs.CodeOf(err) != errs.NotFound {
 		t.Fatalf("foreign account: %v", err)
+	}
+
+	// A statement the database refuses half-way (an entry of zero, which
+	// no parser hands over) writes nothing at all: no import, no
+	// statement, none of the entries before it.
+	broken := bank.ParsedStatement{Statement: bank.Statement{Kind: "mt940"}, Entries: []bank.Entry{
+		{BookingDate: "2025-05-01", Amount: d("1"), Currency: "EUR", Reference: "vorher"},
+		{BookingDate: "2025-05-02", Amount: decimal.Zero, Currency: "EUR"},
+	}}
+	if _, err := store.ImportStatements(ctx, tenant, acc, bank.ImportMeta{ID: uuid.NewString(), Source: bank.SourceMT940}, []bank.ParsedStatement{broken}); err == nil {
+		t.Fatal("an entry of zero was imported")
+	}
+	if n := testkit.Count(t, h.Pool, "SELECT (SELECT count(*) FROM bank.imports WHERE tenant_id = $1) + (SELECT count(*) FROM bank.statements WHERE tenant_id = $1) + (SELECT count(*) FROM bank.transactions WHERE tenant_id = $1)", tenant); n != 2+3+4 {
+		t.Fatalf("%d rows after the failed import, want the 9 from before", n)
+	}
+}
+
+// TestImportParsedFiles: real statement files, parsed by the camt and
+// mt940 packages into a bank.Collector, import with the count and sum of
+// amounts read from the files by hand; the same file again, or the same
+// statements in another file, imports nothing.
+func TestImportParsedFiles(t *testing.T) {
+	t.Parallel()
+	h, _ := start(t)
+	ctx := context.Background()
+	store := postgres.New(h.Pool)
+	for _, tc := range []struct {
+		file, source string
+		parse        func(io.Reader, bank.Sink) error
+		statements   int
+		entries      int
+		sum          string
+	}{
+		// Two statements: 18.15 + 8.85 = 27.00, 27.00 - 7.00 = 20.00.
+		{"camt053.v2.multi.statement.xml", bank.SourceCAMT, camt.Parse, 2, 2, "1.85"},
+		// -150.00 + 2500.00 - 49.99 (RC: a reversed credit) = 2300.01; -100.00.
+		{"volksbank.sta", bank.SourceMT940, mt940.Parse, 2, 4, "2200.01"},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			tenant := uuid.NewString()
+			acc := newAccount(t, h, claims(tenant), "DE89370400440532013000", "1800")
+			raw, err := os.ReadFile(filepath.Join("testdata", tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var c bank.Collector
+			if err := tc.parse(bytes.NewReader(raw), &c); err != nil {
+				t.Fatal(err)
+			}
+			sum := sha256.Sum256(raw)
+			imp := func(sha string) bank.ImportResult {
+				r, err := store.ImportStatements(ctx, tenant, acc, bank.ImportMeta{ID: uuid.NewString(), Source: tc.source, FileSHA256: sha}, c.Statements)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return r
+			}
+			r := imp(hex.EncodeToString(sum[:]))
+			if r.TotalRows != tc.entries || r.Imported != tc.entries || r.SkippedDuplicates != 0 || len(r.Statements) != tc.statements {
+				t.Fatalf("first import: %+v", r)
+			}
+			for _, s := range r.Statements {
+				if s.BalanceMismatch || s.ExpectedClosing == nil {
+					t.Errorf("balance check of %+v", s)
+				}
+			}
+			var got decimal.Decimal
+			if err := h.Pool.QueryRow(ctx, "SELECT sum(amount) FROM bank.transactions WHERE tenant_id = $1", tenant).Scan(&got); err != nil || !got.Equal(decimal.RequireFromString(tc.sum)) {
+				t.Fatalf("sum %s, want %s (%v)", got, tc.sum, err)
+			}
+			if again := imp(hex.EncodeToString(sum[:])); !again.DuplicateFile || again.Imported != 0 || again.SkippedDuplicates != tc.entries {
+				t.Fatalf("same file: %+v", again)
+			}
+			if other := imp(strings.Repeat("0", 64)); other.DuplicateFile || other.Imported != 0 || other.SkippedDuplicates != tc.entries {
+				t.Fatalf("same statements in another file: %+v", other)
+			}
+			if n := testkit.Count(t, h.Pool, "SELECT count(*) FROM bank.transactions WHERE tenant_id = $1", tenant); n != tc.entries {
+				t.Fatalf("%d transactions, want %d", n, tc.entries)
+			}
+		})
 	}
 }
