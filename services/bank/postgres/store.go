@@ -20,7 +20,7 @@ import (
 var migrations embed.FS
 
 // Schema is the bank service's database: its own migrations plus the
-// shared outbox and idempotency tables.
+// shared outbox, idempotency and inbox (processed_events) tables.
 var Schema = migrate.Set{Schema: "bank", Role: "bank_svc", FS: migrations, Dir: "migrations", Outbox: true, Idempotency: true, Inbox: true}
 
 // Store implements bank.Store.
