@@ -10,6 +10,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/ledgerplatform/ledger/contracts/identityv1"
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
 	"github.com/ledgerplatform/ledger/pkg/natsauth"
 	"github.com/ledgerplatform/ledger/pkg/testkit"
@@ -110,9 +111,10 @@ func TestPermissions(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantViolation(t, bankErrs, `Subscription to "_INBOX.gateway.>"`)
-	// The JetStream API of another service's stream: deleting it, or
-	// reading it through a consumer of one's own.
-	for _, api := range []string{"$JS.API.STREAM.DELETE." + ledgerv1.StreamEvents, "$JS.API.CONSUMER.CREATE." + ledgerv1.StreamEvents + ".spy"} {
+	// The JetStream API of another service's stream: deleting one it
+	// consumes, or reading one it does not consume through a consumer of
+	// its own.
+	for _, api := range []string{"$JS.API.STREAM.DELETE." + ledgerv1.StreamEvents, "$JS.API.CONSUMER.CREATE." + identityv1.StreamEvents + ".spy"} {
 		if _, err := bank.Request(api, []byte(`{}`), time.Second); err == nil {
 			t.Fatalf("the bank's key used %s", api)
 		}

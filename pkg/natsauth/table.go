@@ -90,7 +90,7 @@ var Table = map[string]Permissions{
 		ledgerv1.SubjectJournalFeed, ledgerv1.SubjectAccountsList, ledgerv1.SubjectTaxCodesList, ledgerv1.SubjectJournalVerify,
 		ledgerv1.SubjectJournalCheckpoints,
 		identityv1.SubjectTenantGet, periodsv1.SubjectStatus),
-	"bank": service("bank", []string{bankv1.StreamEvents}, nil,
+	"bank": service("bank", []string{bankv1.StreamEvents}, []string{ledgerv1.StreamEvents},
 		[]string{bankv1.EventsFilter}, ledgerv1.SubjectPost, ledgerv1.SubjectReviewCreate, ledgerv1.SubjectAccountGet),
 }
 

@@ -24,7 +24,9 @@ func Service(func(string) string) (daemon.Service, error) {
 		DB:      postgres.Schema,
 		Streams: []natsx.Stream{{Name: bankv1.StreamEvents, Subjects: []string{bankv1.EventsFilter}}},
 		Build: func(_ context.Context, env daemon.Env) (daemon.Parts, error) {
-			return daemon.Parts{Routes: Routes(bank.New(postgres.New(env.Pool), ledgerv1.Client{C: env.Client}))}, nil
+			store := postgres.New(env.Pool)
+			return daemon.Parts{Routes: Routes(bank.New(store, ledgerv1.Client{C: env.Client})),
+				Consumers: []natsx.Consumer{OpenItems(bank.NewOpenItems(store))}}, nil
 		},
 	}, nil
 }

@@ -20,8 +20,8 @@ import (
 var migrations embed.FS
 
 // Schema is the bank service's database: its own migrations plus the
-// shared outbox and idempotency tables.
-var Schema = migrate.Set{Schema: "bank", Role: "bank_svc", FS: migrations, Dir: "migrations", Outbox: true, Idempotency: true}
+// shared outbox, idempotency and inbox (processed_events) tables.
+var Schema = migrate.Set{Schema: "bank", Role: "bank_svc", FS: migrations, Dir: "migrations", Outbox: true, Idempotency: true, Inbox: true}
 
 // Store implements bank.Store.
 type Store struct{ pool *pgxpool.Pool }
