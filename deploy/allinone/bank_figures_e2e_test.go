@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ledgerplatform/ledger/contracts/bankv1"
+	"github.com/ledgerplatform/ledger/contracts/periodsv1"
 )
 
 // figureLine is a reconciliation answer in one comparable line: counts and
@@ -242,4 +243,50 @@ func TestBankFiguresHistory(t *testing.T) {
 	}
 	p.expectError(403, "FORBIDDEN", "GET", "/v1/bank-accounts/balance-history", outsider, nil)
 	p.expectError(401, "UNAUTHENTICATED", "GET", "/v1/bank-accounts/balance-history", "", nil)
+}
+
+// TestBankFiguresClosingTask: the periods service's closing task "bank
+// reconciliation" asks the bank (bank.v1.period-status, callable by the
+// periods service only): open while a bank transaction of the month is
+// open, done once every one is reconciled or evidenced, with the counts.
+func TestBankFiguresClosingTask(t *testing.T) {
+	p, admin, tenant := setup(t, nil, "Abschluss Bank GmbH")
+	w := p.apiKey(admin, "bank:read", "bank:write", "perioden:read")
+	bankTask := func(period string) periodsv1.Task {
+		t.Helper()
+		l := p.tasks(w, "period="+period)
+		if len(l.Tasks) < 2 || l.Tasks[1].ID != "bank_reconciled" || l.Tasks[1].Detail == nil {
+			t.Fatalf("checklist %+v", l)
+		}
+		return l.Tasks[1]
+	}
+	if got := bankTask("2025-03"); got.Status != "skipped" || *got.Detail != "the tenant has no bank accounts" {
+		t.Fatalf("without bank accounts: %s %s", got.Status, *got.Detail)
+	}
+	giro := p.must(201, "POST", "/v1/bank-accounts", w, map[string]any{"name": "Girokonto", "iban": "DE89370400440532013000", "account_number": "1800"}).str("id")
+	p.must(201, "POST", "/v1/bank-transactions", w, map[string]any{"bank_account_id": giro, "transactions": []any{
+		map[string]any{"tx_date": "2025-02-28", "amount": json.Number("5.00"), "reference": "Februar"},
+		map[string]any{"tx_date": "2025-03-01", "amount": json.Number("100.00"), "reference": "a"},
+		map[string]any{"tx_date": "2025-03-15", "amount": json.Number("-20.00"), "reference": "b"},
+		map[string]any{"tx_date": "2025-03-31", "amount": json.Number("-1.00"), "reference": "c"},
+	}})
+	if got := bankTask("2025-03"); got.Status != "open" ||
+		*got.Detail != "3 of 3 bank transaction(s) of the period open (0 reconciled, 0 evidenced): GET /v1/bank-transactions?status=open&from=2025-03-01&to=2025-03-31" {
+		t.Fatalf("open: %s %s", got.Status, *got.Detail)
+	}
+	for ref, status := range map[string]string{"a": "reconciled", "b": "reconciled", "c": "evidenced"} {
+		if _, err := p.owner.Exec(context.Background(), `UPDATE bank.transactions SET status = $3 WHERE tenant_id = $1 AND reference = $2`, tenant, ref, status); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := bankTask("2025-03"); got.Status != "done" || *got.Detail != "all 3 bank transaction(s) of the period reconciled or evidenced (2 reconciled, 1 evidenced)" {
+		t.Fatalf("done: %s %s", got.Status, *got.Detail)
+	}
+	// February's transaction is still open; April has none.
+	if got := bankTask("2025-02"); got.Status != "open" || !strings.HasPrefix(*got.Detail, "1 of 1 bank transaction(s)") {
+		t.Fatalf("February: %s %s", got.Status, *got.Detail)
+	}
+	if got := bankTask("2025-04"); got.Status != "done" || *got.Detail != "no bank transactions booked in the period" {
+		t.Fatalf("April: %s %s", got.Status, *got.Detail)
+	}
 }
