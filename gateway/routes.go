@@ -115,6 +115,7 @@ var Routes = []Route{
 	{"GET", "/v1/bank-transactions", "bank:read", bankv1.SubjectTransactionsList, 0},
 	{"POST", "/v1/bank-transactions", "bank:write", bankv1.SubjectTransactionsImport, 0},
 	{"GET", "/v1/bank-transactions/{id}", "bank:read", bankv1.SubjectTransactionsGet, 0},
+	{"GET", "/v1/bank-transactions/suggestions", "bank:read", bankv1.SubjectSuggestions, 0},
 
 	{"GET", "/v1/periods", "perioden:read", periodsv1.SubjectList, 0},
 	{"POST", "/v1/periods/{period}/soft-lock", "perioden:write", periodsv1.SubjectSoftLock, 0},

@@ -41,6 +41,7 @@ type Store interface {
 	// RenameAccount sets the name of one; an unknown id is NOT_FOUND.
 	RenameAccount(ctx context.Context, tenantID, id, name string) (Account, error)
 	TransactionStore
+	SuggestionStore
 }
 
 // Chart is what the bank asks the ledger about its chart of accounts;
