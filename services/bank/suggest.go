@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
 
@@ -165,7 +166,8 @@ type suggestIndex struct {
 }
 
 func newSuggestIndex(items []OpenItem, bookings []LedgerBooking) *suggestIndex {
-	ix := &suggestIndex{byRef: map[string][]refPosting{}, byWord: map[string][]int32{}}
+	n := len(items) + len(bookings)
+	ix := &suggestIndex{cands: make([]candidate, 0, n), byRef: make(map[string][]refPosting, 2*n), byWord: make(map[string][]int32, n/4)}
 	add := func(c candidate, ref *string) {
 		i := int32(len(ix.cands))
 		c.order = int(i)
@@ -276,6 +278,7 @@ func Suggest(txs []SuggestTx, items []OpenItem, bookings []LedgerBooking, limit 
 	}
 	var all []scored
 	var touched []int32
+	var keyBuf [maxKeyLen + 64]byte
 	for ti, tx := range txs {
 		gen := int32(ti + 1)
 		touched = touched[:0]
@@ -302,13 +305,14 @@ func Suggest(txs []SuggestTx, items []OpenItem, bookings []LedgerBooking, limit 
 		}
 		runs := alnumRuns(tx.Remittance)
 		for i := range runs {
-			key := ""
+			key := keyBuf[:0]
 			for j := i; j < len(runs) && j < i+maxRunsJoined; j++ {
-				key += runs[j]
+				key = append(key, runs[j]...)
 				if len(key) > maxKeyLen {
 					break
 				}
-				for _, p := range ix.byRef[key] {
+				// m[string(b)] looks up without allocating.
+				for _, p := range ix.byRef[string(key)] {
 					if ix.cands[p.cand].in != in {
 						continue
 					}
@@ -682,19 +686,39 @@ func isDigits(s string) bool {
 // without legal forms and filler words.
 func nameWords(s string) []string {
 	var out []string
-	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		if !isASCII(w) {
-			w = umlauts.Replace(w)
+	var buf [64]byte
+	w := buf[:0]
+	emit := func() {
+		if len(w) >= 3 && !stopWords[string(w)] && !isDigits(string(w)) {
+			out = append(out, string(w))
 		}
-		if len(w) < 3 || stopWords[w] || isDigits(w) {
-			continue
-		}
-		out = append(out, w)
+		w = buf[:0]
 	}
+	// One pass, lower case and umlauts spelt out as it goes: this runs for
+	// every candidate's booking text.
+	for _, r := range s {
+		switch {
+		case r >= 'A' && r <= 'Z':
+			w = append(w, byte(r+'a'-'A'))
+		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+			w = append(w, byte(r))
+		case r == 'ä' || r == 'Ä':
+			w = append(w, 'a', 'e')
+		case r == 'ö' || r == 'Ö':
+			w = append(w, 'o', 'e')
+		case r == 'ü' || r == 'Ü':
+			w = append(w, 'u', 'e')
+		case r == 'ß':
+			w = append(w, 's', 's')
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			w = utf8.AppendRune(w, unicode.ToLower(r))
+		default:
+			emit()
+		}
+	}
+	emit()
 	return out
 }
-
-var umlauts = strings.NewReplacer("ä", "ae", "ö", "oe", "ü", "ue", "ß", "ss", "é", "e", "è", "e", "á", "a", "à", "a")
 
 var stopWords = map[string]bool{}
 
@@ -716,15 +740,6 @@ func ibanLike(s string) bool {
 		}
 	}
 	return false
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
 }
 
 func uniq(ws []string) []string {
