@@ -25,8 +25,9 @@ import (
 //
 // Scoring is in points out of 100 (match_score is points/100):
 //
-//	amount     45 exact; 30 within 1.00 EUR or 0.5 %; 25 up to 3 % below an
-//	           open item (a cash discount); 10 within 5 %
+//	amount     45 exact; 30 within 0.5 % (or 1.00 EUR when that is at most
+//	           2 %); 25 up to 3 % below an open item (a cash discount);
+//	           10 within 5 %; a bank booking only exact (45) or close (20)
 //	reference  35 the invoice number (external reference) in the remittance
 //	           text; 30 a document number of the booking text there
 //	party      10 the counterparty's name or IBAN in the booking text;
@@ -446,7 +447,8 @@ func score(tx SuggestTx, txDay int, cents int64, c *candidate, h *hit, nameWords
 		case diff == 0:
 			pts += ptsAmountExact
 			say(func() string { return fmt.Sprintf("The amount matches %s exactly (%s).", what, open) })
-		case absDiff <= 100 || rel <= 0.005:
+		// A euro off is close for an invoice of hundreds, not for one of 5.00.
+		case rel <= 0.005 || absDiff <= 100 && rel <= 0.02:
 			if booking {
 				pts += ptsAmountClose - 10
 			} else {
