@@ -117,6 +117,7 @@ var Routes = []Route{
 	{"GET", "/v1/bank-transactions/{id}", "bank:read", bankv1.SubjectTransactionsGet, 0},
 	{"GET", "/v1/bank-accounts/{id}/reconciliation", "bank:read", bankv1.SubjectAccountsReconciliation, 0},
 	{"GET", "/v1/bank-accounts/balance-history", "bank:read", bankv1.SubjectAccountsBalanceHistory, 0},
+	{"GET", "/v1/bank-transactions/suggestions", "bank:read", bankv1.SubjectSuggestions, 0},
 
 	{"GET", "/v1/periods", "perioden:read", periodsv1.SubjectList, 0},
 	{"POST", "/v1/periods/{period}/soft-lock", "perioden:write", periodsv1.SubjectSoftLock, 0},

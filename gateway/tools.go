@@ -125,6 +125,12 @@ var tools = []tool{
 			"to":    str("optional last booking date, YYYY-MM-DD; default today"),
 			"limit": integer("1 to 500, default 50: the most open transactions and failed statements listed"),
 		})},
+	{"suggest_bank_matches", "Matching suggestions for the open transactions of a bank account, best first: each names a journal intent (an open receivable or payable with its account, or a booking already on the bank's ledger account) with a score from 0 to 1 and the reasons (amount, invoice number in the payment reference, counterparty, date). At most 5 per transaction.", "GET /v1/bank-transactions/suggestions",
+		obj([]string{"bank_account_id"}, map[string]any{
+			"bank_account_id": str("bank account id (UUID); see list_bank_accounts"),
+			"period":          str("optional month YYYY-MM: only transactions booked in it"),
+			"limit":           integer("1 to 1000, default 100: the most suggestions in the answer"),
+		})},
 	{"list_periods", "Accounting periods with their lock status and booking counts.", "GET /v1/periods", obj(nil, map[string]any{})},
 	{"soft_lock_period", "Soft-lock a month (YYYY-MM): no postings until reopened.", "POST /v1/periods/{period}/soft-lock",
 		obj([]string{"period"}, map[string]any{"period": str("YYYY-MM")})},

@@ -19,6 +19,7 @@ const (
 	SubjectTransactionsImport = "bank.v1.transactions.import"
 	SubjectTransactionsList   = "bank.v1.transactions.list"
 	SubjectTransactionsGet    = "bank.v1.transactions.get" // param id
+	SubjectSuggestions        = "bank.v1.transactions.suggestions"
 )
 
 // Events of the bank service, published through its outbox.
@@ -156,4 +157,47 @@ type TransactionFilter struct {
 // TransactionList answers SubjectTransactionsList, newest booking first.
 type TransactionList struct {
 	Transactions []Transaction `json:"transactions"`
+}
+
+// Candidate kinds of a matching suggestion and of reconciliation: a
+// booking already posted to the bank's ledger account, or an open item.
+const (
+	CandidateBankBooking    = "bank_booking"
+	CandidateOpenReceivable = "open_receivable"
+	CandidateOpenLiability  = "open_liability"
+)
+
+// Limits of SubjectSuggestions: limit caps the answer, each open
+// transaction contributes at most MaxSuggestionsPerTransaction.
+const (
+	DefaultSuggestionsLimit      = 100
+	MaxSuggestionsLimit          = 1000
+	MaxSuggestionsPerTransaction = 5
+)
+
+// SuggestionQuery selects the open transactions of SubjectSuggestions
+// (GET /v1/bank-transactions/suggestions); Period (YYYY-MM) narrows them
+// to a month of booking dates.
+type SuggestionQuery struct {
+	BankAccountID string
+	Period        string
+	Limit         int
+}
+
+// Suggestion is one matching suggestion (specification: Matching
+// suggestion): an open bank transaction against a journal intent, never a
+// single line. LedgerAmount is signed as the bank transaction would be:
+// positive money in (an open receivable, a booking of money in), negative
+// money out. CandidateKind and OpenItemAccount are what a reconcile call
+// takes; OpenItemAccount is null for a bank_booking.
+type Suggestion struct {
+	BankTransactionID string       `json:"bank_transaction_id"`
+	LedgerIntentID    string       `json:"ledger_intent_id"`
+	CandidateKind     string       `json:"candidate_kind"`
+	OpenItemAccount   *string      `json:"open_item_account"`
+	MatchScore        float64      `json:"match_score"`
+	MatchReasons      []string     `json:"match_reasons"`
+	LedgerDescription string       `json:"ledger_description"`
+	LedgerAmount      money.Amount `json:"ledger_amount"`
+	LedgerDate        string       `json:"ledger_date"`
 }

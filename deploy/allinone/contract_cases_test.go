@@ -156,6 +156,8 @@ func newFixture(t *testing.T, p *platform, label string) *fixture {
 		"bic": "COBADEFFXXX", "account_number": "1800"}).str("id")
 	p.must(201, "POST", "/v1/bank-transactions", a, bankImport(f, "Fixture Miete"))
 	f.bankTx = p.must(200, "GET", "/v1/bank-transactions", a, nil).list("transactions")[0]["id"].(string)
+	// An open receivable the imported 595.00 pays, so suggestions have one to answer.
+	book("2025-03-01", "Fixture Ausgangsrechnung AR-7781", bline("1200", "4400", "595.00", "tax_code", "USt19", "external_reference", "AR-7781"))
 	f.grantClient, f.grantRevoke = "app-"+label, "app-del-"+label
 	for _, c := range []string{f.grantClient, f.grantRevoke} {
 		if _, err := p.owner.Exec(ctx, "INSERT INTO identity.oauth_grants (tenant_id, client_id, client_name, scopes) VALUES ($1, $2, $3, '{journal:read}')", f.tenant, c, "App "+c); err != nil {
@@ -414,6 +416,12 @@ var happyCases = map[string][]happyCase{
 	"getBankBalanceHistory": {
 		{name: "days", build: func(f *fixture) happyReq { return getAs(f, qs("days", "30")) }},
 		{name: "default", build: func(f *fixture) happyReq { return getAs(f, nil) }},
+	},
+	"suggestBankMatches": {
+		{name: "period", build: func(f *fixture) happyReq {
+			return getAs(f, qs("bank_account_id", f.bankAccount, "period", "2025-03", "limit", "10"))
+		}},
+		{name: "default", build: func(f *fixture) happyReq { return getAs(f, qs("bank_account_id", f.bankAccount)) }},
 	},
 
 	// Periods and closing.

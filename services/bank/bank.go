@@ -42,6 +42,7 @@ type Store interface {
 	RenameAccount(ctx context.Context, tenantID, id, name string) (Account, error)
 	TransactionStore
 	FiguresStore
+	SuggestionStore
 }
 
 // Chart is what the bank asks the ledger about its chart of accounts;

@@ -66,6 +66,7 @@ func Routes(svc *bank.Service) []natsx.Route {
 		{Subject: bankv1.SubjectTransactionsGet, Decode: param("id"), Endpoint: natsx.Typed(func(ctx context.Context, id string) (bank.Transaction, error) {
 			return svc.Transaction(ctx, natsx.Claims(ctx).TenantID, id)
 		})},
+		suggestions(svc),
 	}
 }
 
