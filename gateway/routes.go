@@ -115,6 +115,11 @@ var Routes = []Route{
 	{"GET", "/v1/bank-transactions", "bank:read", bankv1.SubjectTransactionsList, 0},
 	{"POST", "/v1/bank-transactions", "bank:write", bankv1.SubjectTransactionsImport, 0},
 	{"GET", "/v1/bank-transactions/{id}", "bank:read", bankv1.SubjectTransactionsGet, 0},
+	{"POST", "/v1/bank-transactions/{id}/reconcile", "bank:write", bankv1.SubjectTransactionsReconcile, 0},
+	{"POST", "/v1/bank-transactions/{id}/unmatch", "bank:write", bankv1.SubjectTransactionsUnmatch, 0},
+	{"POST", "/v1/bank-transactions/batch-reconcile", "bank:write", bankv1.SubjectTransactionsBatchReconcile, 0},
+	{"PUT", "/v1/bank-transactions/{id}/evidence", "bank:write", bankv1.SubjectEvidencePut, 0},
+	{"GET", "/v1/bank-transactions/{id}/evidence", "bank:read", bankv1.SubjectEvidenceGet, 0},
 
 	{"GET", "/v1/periods", "perioden:read", periodsv1.SubjectList, 0},
 	{"POST", "/v1/periods/{period}/soft-lock", "perioden:write", periodsv1.SubjectSoftLock, 0},

@@ -91,7 +91,8 @@ var Table = map[string]Permissions{
 		ledgerv1.SubjectJournalCheckpoints,
 		identityv1.SubjectTenantGet, periodsv1.SubjectStatus),
 	"bank": service("bank", []string{bankv1.StreamEvents}, []string{ledgerv1.StreamEvents},
-		[]string{bankv1.EventsFilter}, ledgerv1.SubjectPost, ledgerv1.SubjectReviewCreate, ledgerv1.SubjectAccountGet),
+		[]string{bankv1.EventsFilter}, ledgerv1.SubjectPost, ledgerv1.SubjectReviewCreate, ledgerv1.SubjectAccountGet,
+		ledgerv1.SubjectJournalReverse),
 }
 
 // Names lists the users of Table, sorted.
