@@ -51,8 +51,12 @@ func newReconcileSetup(t *testing.T, company string) *reconcileSetup {
 	return s
 }
 
-func (s *reconcileSetup) reconcile(ref string) string { return "/v1/bank-transactions/" + s.tx[ref] + "/reconcile" }
-func (s *reconcileSetup) unmatch(ref string) string   { return "/v1/bank-transactions/" + s.tx[ref] + "/unmatch" }
+func (s *reconcileSetup) reconcile(ref string) string {
+	return "/v1/bank-transactions/" + s.tx[ref] + "/reconcile"
+}
+func (s *reconcileSetup) unmatch(ref string) string {
+	return "/v1/bank-transactions/" + s.tx[ref] + "/unmatch"
+}
 
 // bankIntents counts the intents the bank posted for the tenant.
 func (s *reconcileSetup) bankIntents() int {
