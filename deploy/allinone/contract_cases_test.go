@@ -69,6 +69,7 @@ type fixture struct {
 	bankReader, journalReader           string // keys lacking most scopes
 	tenantDel                           string // operator: a tenant to deactivate
 	bankAccount, bankTx                 string
+	rec                                 *reconFixture // reconciliation and evidence (contract_reconcile_test.go)
 	operatorKey                         string
 }
 
@@ -156,6 +157,7 @@ func newFixture(t *testing.T, p *platform, label string) *fixture {
 		"bic": "COBADEFFXXX", "account_number": "1800"}).str("id")
 	p.must(201, "POST", "/v1/bank-transactions", a, bankImport(f, "Fixture Miete"))
 	f.bankTx = p.must(200, "GET", "/v1/bank-transactions", a, nil).list("transactions")[0]["id"].(string)
+	f.rec = newReconFixture(t, p, f)
 	f.grantClient, f.grantRevoke = "app-"+label, "app-del-"+label
 	for _, c := range []string{f.grantClient, f.grantRevoke} {
 		if _, err := p.owner.Exec(ctx, "INSERT INTO identity.oauth_grants (tenant_id, client_id, client_name, scopes) VALUES ($1, $2, $3, '{journal:read}')", f.tenant, c, "App "+c); err != nil {
