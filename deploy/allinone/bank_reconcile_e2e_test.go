@@ -3,10 +3,15 @@ package allinone_test
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/nats-io/nats.go"
+
+	"github.com/ledgerplatform/ledger/contracts/bankv1"
 )
 
 // reconcileSetup is a tenant with a bank account on 1800, an outgoing
@@ -16,6 +21,7 @@ import (
 type reconcileSetup struct {
 	p                   *platform
 	w, reader, tenant   string
+	admin               string
 	giro                string
 	invoice, bill, cash string
 	tx                  map[string]string // reference -> transaction id
@@ -23,7 +29,7 @@ type reconcileSetup struct {
 
 func newReconcileSetup(t *testing.T, company string) *reconcileSetup {
 	p, admin, tenant := setup(t, nil, company)
-	s := &reconcileSetup{p: p, tenant: tenant, tx: map[string]string{}}
+	s := &reconcileSetup{p: p, tenant: tenant, admin: admin, tx: map[string]string{}}
 	s.w = p.apiKey(admin, "journal:write", "journal:read", "bank:read", "bank:write")
 	s.reader = p.apiKey(admin, "bank:read")
 	s.giro = p.must(201, "POST", "/v1/bank-accounts", s.w, map[string]any{"name": "Girokonto", "iban": "DE89370400440532013000", "account_number": "1800"}).str("id")
@@ -74,6 +80,24 @@ func (s *reconcileSetup) status(ref string) string {
 func TestBankReconcile(t *testing.T) {
 	s := newReconcileSetup(t, "Abgleich GmbH")
 	p, w := s.p, s.w
+	var mu sync.Mutex
+	var events []bankv1.TransactionReconciled
+	var subjects []string
+	sub, err := p.nc.Subscribe(bankv1.EventsFilter, func(m *nats.Msg) {
+		var ev bankv1.TransactionReconciled
+		if json.Unmarshal(m.Data, &ev) == nil && ev.TenantID == s.tenant {
+			mu.Lock()
+			events, subjects = append(events, ev), append(subjects, m.Subject)
+			mu.Unlock()
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	if err := p.nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
 
 	// Refusals change nothing.
 	p.expectError(403, "FORBIDDEN", "POST", s.reconcile("RE-2026-001"), s.reader, map[string]any{"intent_id": s.invoice})
@@ -159,6 +183,32 @@ func TestBankReconcile(t *testing.T) {
 		t.Fatalf("again %s, %d bank-sourced intents", r.Raw, s.bankIntents())
 	}
 	p.verifyOK(w, -1)
+
+	// Each reconcile and unmatch announced itself with its allocation.
+	eventually(t, 10*time.Second, func() error {
+		mu.Lock()
+		defer mu.Unlock()
+		var got []string
+		for i, ev := range events {
+			a := ev.Allocations[0]
+			got = append(got, fmt.Sprintf("%s %s %s %s %s %s", subjects[i][len("evt.bank.v1."):], ev.Mode, a.CandidateKind, a.OpenItemAccount, a.Amount.StringFixed(2), a.Currency))
+		}
+		want := []string{
+			"transaction_reconciled open_item open_receivable 1200 119.00 EUR",
+			"transaction_reconciled open_item open_liability 3300 238.00 EUR",
+			"transaction_reconciled bank_booking bank_booking  20.00 EUR",
+			"transaction_unmatched open_item open_receivable 1200 119.00 EUR",
+			"transaction_unmatched bank_booking bank_booking  20.00 EUR",
+			"transaction_reconciled open_item open_receivable 1200 119.00 EUR",
+		}
+		if !slices.Equal(got, want) {
+			return fmt.Errorf("events %q, want %q", got, want)
+		}
+		if events[0].Allocations[0].IntentID != s.invoice || events[0].IntentID != clearing || events[3].ReversalIntentID == "" {
+			return fmt.Errorf("event ids %+v", events)
+		}
+		return nil
+	})
 }
 
 // TestBankBatchReconcileAndEvidence: batch pairs each on their own, and
@@ -218,5 +268,19 @@ func TestBankBatchReconcileAndEvidence(t *testing.T) {
 	again := p.must(200, "PUT", ev, w, map[string]any{"evidence_type": "uploaded_document", "document_id": doc})
 	if again.str("evidence", "id") != put.str("evidence", "id") || again.str("evidence", "document_id") != doc || again.Body["evidence"].(map[string]any)["note"] != nil {
 		t.Fatalf("replaced %s", again.Raw)
+	}
+
+	// A clearing booking into a locked month is refused by the ledger: the
+	// claim is given up and the transaction stays open.
+	p.must(200, "POST", "/v1/periods/2026-03/soft-lock", s.admin, nil)
+	p.expectError(409, "PERIOD_LOCKED", "POST", s.reconcile("Werbeagentur"), w, map[string]any{"intent_id": s.bill})
+	if s.status("Werbeagentur") != "open" || s.bankIntents() != 1 ||
+		count(t, p.owner, `SELECT count(*) FROM bank.open_items WHERE tenant_id = $1 AND allocated_amount > 0 AND intent_id = $2`, s.tenant, s.bill) != 0 {
+		t.Fatal("a refused clearing left something behind")
+	}
+	p.must(200, "POST", "/v1/periods/2026-03/reopen", s.admin, nil)
+	p.must(200, "POST", s.reconcile("Werbeagentur"), w, map[string]any{"intent_id": s.bill})
+	if s.bankIntents() != 2 {
+		t.Fatalf("%d bank intents", s.bankIntents())
 	}
 }
