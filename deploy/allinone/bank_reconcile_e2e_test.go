@@ -284,3 +284,59 @@ func TestBankBatchReconcileAndEvidence(t *testing.T) {
 		t.Fatalf("%d bank intents", s.bankIntents())
 	}
 }
+
+// TestBankReconcileRace: eight concurrent reconciles of one transaction
+// post one clearing booking. A call that finds the first one's claim
+// still pending resumes it (as a retry after a crash does) and answers
+// the same intent; the others are refused. Two transactions
+// racing for the last open amount of one item cannot both settle it.
+func TestBankReconcileRace(t *testing.T) {
+	s := newReconcileSetup(t, "Wettlauf GmbH")
+	p, w := s.p, s.w
+	rs := make([]resp, 8)
+	var wg sync.WaitGroup
+	for i := range rs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rs[i] = p.call("POST", s.reconcile("RE-2026-001"), w, map[string]any{"intent_id": s.invoice})
+		}()
+	}
+	wg.Wait()
+	won, intent := 0, ""
+	for _, r := range rs {
+		switch {
+		case r.Status == 200 && (intent == "" || r.str("intent_id") == intent):
+			won, intent = won+1, r.str("intent_id")
+		case r.Status == 409 && r.code() == "CONFLICT":
+		default:
+			t.Fatalf("%d %s", r.Status, r.Raw)
+		}
+	}
+	if won == 0 || s.bankIntents() != 1 {
+		t.Fatalf("%d won, %d clearing bookings", won, s.bankIntents())
+	}
+	p.must(200, "POST", s.unmatch("RE-2026-001"), w, nil)
+
+	// 119.00 open: 119.00 and 19.00 race; both fit alone, not together.
+	var a, b resp
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		a = p.call("POST", s.reconcile("RE-2026-001"), w, map[string]any{"intent_id": s.invoice})
+	}()
+	go func() {
+		defer wg.Done()
+		b = p.call("POST", s.reconcile("Teil A"), w, map[string]any{"intent_id": s.invoice})
+	}()
+	wg.Wait()
+	if (a.Status == 200) == (b.Status == 200) {
+		t.Fatalf("both or neither settled: %d %s / %d %s", a.Status, a.Raw, b.Status, b.Raw)
+	}
+	if loser := map[bool]resp{true: b, false: a}[a.Status == 200]; loser.Status != 400 || loser.code() != "SETTLEMENT_EXCEEDS_OPEN_AMOUNT" {
+		t.Fatalf("loser %d %s", loser.Status, loser.Raw)
+	}
+	if n := count(t, p.owner, `SELECT count(*) FROM bank.open_items WHERE tenant_id = $1 AND intent_id = $2 AND allocated_amount <= original_amount AND allocated_amount > 0`, s.tenant, s.invoice); n != 1 {
+		t.Fatal("allocation")
+	}
+}

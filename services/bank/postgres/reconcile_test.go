@@ -444,3 +444,26 @@ func TestEvidence(t *testing.T) {
 		t.Fatalf("%+v %v", un, err)
 	}
 }
+
+// TestReconcileForeignCurrency: the ledger books in EUR, so a USD
+// transaction settles no open item.
+func TestReconcileForeignCurrency(t *testing.T) {
+	e := newReconcileEnv(t)
+	usd, err := e.store.CreateAccount(e.ctx, e.tenant, bank.Account{ID: uuid.NewString(), Name: "USD", IBAN: "DE02120300000000202051", AccountNumber: "1810", Currency: "USD"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.account = usd.ID
+	inv := e.intent("2026-03-02", ln("1200", "4400", "100.00", ""))
+	r, err := e.store.ImportStatements(e.ctx, e.tenant, usd.ID, bank.ImportMeta{ID: uuid.NewString(), Source: bank.SourceJSON},
+		[]bank.ParsedStatement{{Entries: []bank.Entry{{BookingDate: "2026-03-10", Amount: decimal.RequireFromString("50.00"), Currency: "USD", BankReference: "usd"}}}})
+	if err != nil || r.Imported != 1 {
+		t.Fatalf("%+v %v", r, err)
+	}
+	tx := e.str(`SELECT id::text FROM bank.transactions WHERE bank_reference = 'usd'`)
+	_, err = e.rec.Reconcile(e.ctx, e.tenant, tx, bankv1.ReconcileInput{IntentID: inv})
+	wantCode(t, err, errs.UnsupportedSettlementCurr)
+	if errs.Status(errs.UnsupportedSettlementCurr) != 422 || e.ledger.postCalls != 0 {
+		t.Fatal("422, nothing posted")
+	}
+}
