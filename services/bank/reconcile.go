@@ -187,6 +187,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, tenantID, txID string, in ba
 			return bankv1.Reconciled{}, err
 		}
 		if err := r.store.ConfirmPosted(ctx, tenantID, rec.ID); err != nil {
+			if errs.Is(err, errs.Conflict) {
+				// An unmatch released the claim while its posting was in
+				// flight and found nothing to reverse: reverse it now, under
+				// the same key, so no clearing booking is left unexplained.
+				if _, rerr := r.ledger.Reverse(ctx, tenantID, UnmatchKey(rec.ID), unmatchReversal(rec)); rerr != nil && !errs.Is(rerr, errs.AlreadyReversed) {
+					return bankv1.Reconciled{}, rerr
+				}
+			}
 			return bankv1.Reconciled{}, err
 		}
 	}
@@ -329,7 +337,7 @@ func (r *Reconciler) Unmatch(ctx context.Context, tenantID, txID string) (bankv1
 	}
 	var reversal *string
 	if rec.Mode == bankv1.ModeOpenItem {
-		rv, err := r.ledger.Reverse(ctx, tenantID, UnmatchKey(rec.ID), ledgerv1.ReverseRequest{IntentID: rec.ClearingIntentID, Reason: "Bankabgleich aufgehoben"})
+		rv, err := r.ledger.Reverse(ctx, tenantID, UnmatchKey(rec.ID), unmatchReversal(rec))
 		switch {
 		case err == nil:
 			reversal = &rv.ReversalIntentID
@@ -343,6 +351,12 @@ func (r *Reconciler) Unmatch(ctx context.Context, tenantID, txID string) (bankv1
 		}
 	}
 	return r.store.Unmatch(ctx, tenantID, txID, rec.ID, reversal)
+}
+
+// unmatchReversal is the reversal of a reconciliation's clearing booking;
+// always the same body, so its key replays it.
+func unmatchReversal(rec Reconciliation) ledgerv1.ReverseRequest {
+	return ledgerv1.ReverseRequest{IntentID: rec.ClearingIntentID, Reason: "Bankabgleich aufgehoben"}
 }
 
 // BatchReconcile reconciles each pair on its own: one refused pair does

@@ -398,6 +398,9 @@ func (s *Store) Unmatch(ctx context.Context, tenantID, txID, id string, reversal
 			rv = *reversal
 		}
 		out.OK, out.BankTransactionID, out.Mode, out.ReversalIntentID = true, txID, l.Mode, reversal
+		if l.State == bank.StatePending {
+			return nil // never announced as reconciled, so nothing to take back
+		}
 		return putEvent(ctx, tx, bankv1.EventTransactionUnmatched, *l, rv)
 	})
 	if err != nil {

@@ -30,12 +30,19 @@ type fakeLedger struct {
 	postCalls int
 	reversals map[string]ledgerv1.ReverseRequest // by key
 	fail      string                             // an error code to answer the next Post with
+	onPost    func()                             // runs before a Post is recorded, once
 }
 
 func (f *fakeLedger) Post(_ context.Context, r ledgerv1.PostRequest) (ledgerv1.Posted, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.postCalls++
+	if hook := f.onPost; hook != nil {
+		f.onPost = nil
+		f.mu.Unlock()
+		hook()
+		f.mu.Lock()
+	}
 	if f.fail != "" {
 		code := f.fail
 		f.fail = ""
@@ -465,5 +472,29 @@ func TestReconcileForeignCurrency(t *testing.T) {
 	wantCode(t, err, errs.UnsupportedSettlementCurr)
 	if errs.Status(errs.UnsupportedSettlementCurr) != 422 || e.ledger.postCalls != 0 {
 		t.Fatal("422, nothing posted")
+	}
+}
+
+// TestReconcileUnmatchedInFlight: an unmatch that releases a claim while
+// its posting is in flight finds nothing to reverse; the reconcile then
+// reverses the clearing booking itself and answers the conflict.
+func TestReconcileUnmatchedInFlight(t *testing.T) {
+	e := newReconcileEnv(t)
+	inv := e.intent("2026-03-02", ln("1200", "4400", "100.00", ""))
+	tx := e.tx("40.00", "flug")
+	e.ledger.onPost = func() {
+		if _, err := e.rec.Unmatch(e.ctx, e.tenant, tx); err != nil {
+			t.Errorf("unmatch in flight: %v", err)
+		}
+	}
+	_, err := e.rec.Reconcile(e.ctx, e.tenant, tx, bankv1.ReconcileInput{IntentID: inv})
+	wantCode(t, err, errs.Conflict)
+	recID := e.str(`SELECT id::text FROM bank.reconciliations WHERE bank_transaction_id = $1`, tx)
+	if r, ok := e.ledger.reversals[bank.UnmatchKey(recID)]; !ok || r.IntentID != bank.ClearingIntentID(e.tenant, tx, 0) || len(e.ledger.posts) != 1 {
+		t.Fatalf("posts %d, reversals %+v", len(e.ledger.posts), e.ledger.reversals)
+	}
+	if e.status(tx) != bankv1.StatusOpen || e.allocated(inv) != "0.00" || len(e.events(bankv1.EventTransactionReconciled)) != 0 ||
+		len(e.events(bankv1.EventTransactionUnmatched)) != 0 {
+		t.Fatal("the transaction is not open again, or an event announced what never was")
 	}
 }
