@@ -162,7 +162,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, tenantID, txID string, in ba
 		}
 		return reconciled(rec), nil
 	}
-	if in.CandidateKind == "" {
+	if in.CandidateKind == "" && in.OpenItemAccount == "" {
 		// No kind given: a booking on the bank's ledger account if the
 		// intent is one, otherwise an open item.
 		rec, err := r.store.LinkBooking(ctx, tenantID, txID, in.IntentID)
