@@ -44,6 +44,7 @@ fuzz: ## a short run of every fuzz target of a parser of outside input (FUZZTIME
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./services/bank/csvimport/
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./services/bank/mt940/
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./services/bank/camt/
+	$(GO) test -run '^$$' -fuzz '^FuzzScanner$$' -fuzztime $(FUZZTIME) ./services/bank/camt/
 
 chaos: ## fault test: the platform on a 3-node NATS cluster (real processes), each node SIGKILLed in turn under load; nothing may be lost
 	@deploy/dev/ensure-services.sh

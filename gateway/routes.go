@@ -120,6 +120,8 @@ var Routes = []Route{
 	{"POST", "/v1/bank-transactions/batch-reconcile", "bank:write", bankv1.SubjectTransactionsBatchReconcile, 0},
 	{"PUT", "/v1/bank-transactions/{id}/evidence", "bank:write", bankv1.SubjectEvidencePut, 0},
 	{"GET", "/v1/bank-transactions/{id}/evidence", "bank:read", bankv1.SubjectEvidenceGet, 0},
+	{"GET", "/v1/bank-accounts/{id}/reconciliation", "bank:read", bankv1.SubjectAccountsReconciliation, 0},
+	{"GET", "/v1/bank-accounts/balance-history", "bank:read", bankv1.SubjectAccountsBalanceHistory, 0},
 
 	{"GET", "/v1/periods", "perioden:read", periodsv1.SubjectList, 0},
 	{"POST", "/v1/periods/{period}/soft-lock", "perioden:write", periodsv1.SubjectSoftLock, 0},

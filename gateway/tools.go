@@ -131,6 +131,13 @@ var tools = []tool{
 			"id":              str("bank transaction id (UUID)"),
 			"idempotency_key": idemArg,
 		})},
+	{"bank_reconciliation_status", "Reconciliation status of one bank account for a date range: how many transactions are open, reconciled or evidenced with their sums, the last statement's closing balance, statements whose balances do not add up (both figures), the bank balance at the end of the range against the linked SKR04 account's ledger balance and the difference, and the newest open transactions.", "GET /v1/bank-accounts/{id}/reconciliation",
+		obj([]string{"id"}, map[string]any{
+			"id":    str("bank account id (UUID); see list_bank_accounts"),
+			"from":  str("optional first booking date, YYYY-MM-DD"),
+			"to":    str("optional last booking date, YYYY-MM-DD; default today"),
+			"limit": integer("1 to 500, default 50: the most open transactions and failed statements listed"),
+		})},
 	{"list_periods", "Accounting periods with their lock status and booking counts.", "GET /v1/periods", obj(nil, map[string]any{})},
 	{"soft_lock_period", "Soft-lock a month (YYYY-MM): no postings until reopened.", "POST /v1/periods/{period}/soft-lock",
 		obj([]string{"period"}, map[string]any{"period": str("YYYY-MM")})},

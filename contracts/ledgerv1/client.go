@@ -52,6 +52,13 @@ func (c Client) Account(ctx context.Context, tenant, number string) (Account, er
 	return rpc.Send[Account](rpc.ForTenant(ctx, tenant), c.C, SubjectAccountGet, AccountGet{Number: number})
 }
 
+// AccountBalance reads the balance of account number at the end of asOf
+// (YYYY-MM-DD, "" for every entry) (SubjectAccountBalance); an account the
+// chart lacks is an *errs.Error with code NOT_FOUND.
+func (c Client) AccountBalance(ctx context.Context, tenant, number, asOf string) (AccountBalance, error) {
+	return rpc.Send[AccountBalance](rpc.ForTenant(ctx, tenant), c.C, SubjectAccountBalance, AccountBalanceGet{Number: number, AsOf: asOf})
+}
+
 // VerifyChain recomputes the caller's hash chain (SubjectJournalVerify).
 func (c Client) VerifyChain(ctx context.Context) (Verification, error) {
 	return rpc.Send[Verification](ctx, c.C, SubjectJournalVerify, nil)

@@ -4,6 +4,8 @@ package ledgerv1
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/ledgerplatform/ledger/contracts/money"
 )
 
 // Request/reply subjects of the REST routes; path parameters travel in the
@@ -52,7 +54,30 @@ const (
 	// for another service (the bank checks the account it links); body
 	// AccountGet, reply Account, NOT_FOUND when the chart lacks it.
 	SubjectAccountGet = "ledger.v1.accounts.get"
+	// SubjectAccountBalance reads the balance of one account of a tenant's
+	// chart at the end of a day for another service (the bank compares it
+	// with the statement); body AccountBalanceGet, reply AccountBalance.
+	SubjectAccountBalance = "ledger.v1.accounts.balance"
 )
+
+// AccountBalanceGet is the request of SubjectAccountBalance: the balance
+// of account Number over every entry booked on or before AsOf (YYYY-MM-DD;
+// empty: every entry). TenantID is sent as the calling service's signed
+// principal's, never in the body.
+type AccountBalanceGet struct {
+	TenantID string `json:"tenant_id,omitempty"`
+	Number   string `json:"number"`
+	AsOf     string `json:"as_of,omitempty"`
+}
+
+// AccountBalance answers SubjectAccountBalance: Balance is debit minus
+// credit, positive for an asset account holding money.
+type AccountBalance struct {
+	Number     string       `json:"number"`
+	AsOf       *string      `json:"as_of"`
+	Balance    money.Amount `json:"balance"`
+	EntryCount int64        `json:"entry_count"`
+}
 
 // AccountGet is the request of SubjectAccountGet. TenantID is sent as the
 // calling service's signed principal's, never in the body.

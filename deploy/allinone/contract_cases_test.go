@@ -407,6 +407,16 @@ var happyCases = map[string][]happyCase{
 	"importBankTransactions": {{build: func(f *fixture) happyReq { return f.as(happyReq{body: bankImport(f, "Happy Miete")}) },
 		battery: func(f *fixture) happyReq { return f.as(happyReq{body: bankImport(f, "Batterie Miete")}) }}},
 	"getBankTransaction": {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.bankTx)}) }}},
+	"getBankReconciliation": {
+		{name: "range", build: func(f *fixture) happyReq {
+			return f.as(happyReq{params: pathID("id", f.bankAccount), query: qs("from", "2025-03-01", "to", "2025-03-31", "limit", "10")})
+		}},
+		{name: "default", build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.bankAccount)}) }},
+	},
+	"getBankBalanceHistory": {
+		{name: "days", build: func(f *fixture) happyReq { return getAs(f, qs("days", "30")) }},
+		{name: "default", build: func(f *fixture) happyReq { return getAs(f, nil) }},
+	},
 
 	// Periods and closing.
 	"listPeriods":            {{build: func(f *fixture) happyReq { return getAs(f, nil) }}},

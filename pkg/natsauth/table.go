@@ -84,7 +84,8 @@ var Table = map[string]Permissions{
 		[]string{ledgerv1.EventsFilter}),
 	"periods": service("periods", []string{periodsv1.StreamEvents}, []string{ledgerv1.StreamEvents},
 		[]string{periodsv1.EventsFilter},
-		ledgerv1.SubjectSetPeriodLock, ledgerv1.SubjectReviewCount, identityv1.SubjectTenantGet),
+		ledgerv1.SubjectSetPeriodLock, ledgerv1.SubjectReviewCount, identityv1.SubjectTenantGet,
+		bankv1.SubjectPeriodStatus),
 	"reporting": service("reporting", []string{reportingv1.StreamJobs}, []string{ledgerv1.StreamEvents},
 		[]string{reportingv1.JobsFilter},
 		ledgerv1.SubjectJournalFeed, ledgerv1.SubjectAccountsList, ledgerv1.SubjectTaxCodesList, ledgerv1.SubjectJournalVerify,
@@ -92,7 +93,7 @@ var Table = map[string]Permissions{
 		identityv1.SubjectTenantGet, periodsv1.SubjectStatus),
 	"bank": service("bank", []string{bankv1.StreamEvents}, []string{ledgerv1.StreamEvents},
 		[]string{bankv1.EventsFilter}, ledgerv1.SubjectPost, ledgerv1.SubjectReviewCreate, ledgerv1.SubjectAccountGet,
-		ledgerv1.SubjectJournalReverse),
+		ledgerv1.SubjectJournalReverse, ledgerv1.SubjectAccountBalance),
 }
 
 // Names lists the users of Table, sorted.

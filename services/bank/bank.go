@@ -41,12 +41,16 @@ type Store interface {
 	// RenameAccount sets the name of one; an unknown id is NOT_FOUND.
 	RenameAccount(ctx context.Context, tenantID, id, name string) (Account, error)
 	TransactionStore
+	FiguresStore
 }
 
 // Chart is what the bank asks the ledger about its chart of accounts;
 // ledgerv1.Client implements it. An account the chart lacks is NOT_FOUND.
 type Chart interface {
 	Account(ctx context.Context, tenantID, number string) (ledgerv1.Account, error)
+	// AccountBalance is the balance (debit minus credit) of account number
+	// over every entry booked on or before asOf (YYYY-MM-DD).
+	AccountBalance(ctx context.Context, tenantID, number, asOf string) (ledgerv1.AccountBalance, error)
 }
 
 // Service holds the bank's rules.

@@ -171,6 +171,7 @@ type Service struct {
 	store   Store
 	ledger  Ledger
 	tenants Tenants
+	bank    Bank
 	now     func() time.Time
 
 	mu     sync.Mutex

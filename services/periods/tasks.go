@@ -204,7 +204,7 @@ func (s *Service) computed(ctx context.Context, p periodsv1.Period) []periodsv1.
 		out = append(out, task(TaskReviewQueueEmpty, "Review queue is empty", periodsv1.TaskOpen, itoa(pending)+" pending review-queue item(s): GET /v1/review-queue"))
 	}
 
-	out = append(out, task(TaskBankReconciled, "Bank accounts reconciled", periodsv1.TaskSkipped, "available once the bank service exists"))
+	out = append(out, s.bankTask(ctx, p, task))
 
 	vat := "VAT return (UStVA) figures: run GET /v1/reports?type=susa&period=" + p.Period
 	if locked {

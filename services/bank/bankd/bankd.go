@@ -35,6 +35,7 @@ func Service(func(string) string) (daemon.Service, error) {
 // Routes is the bank's route table.
 func Routes(svc *bank.Service) []natsx.Route {
 	return []natsx.Route{
+		reconciliationRoute(svc), balanceHistoryRoute(svc), periodStatusRoute(svc),
 		{Subject: bankv1.SubjectAccountsList, Decode: natsx.Nothing, Endpoint: natsx.Typed(func(ctx context.Context, _ struct{}) (bankv1.AccountList, error) {
 			return svc.Accounts(ctx, natsx.Claims(ctx).TenantID)
 		})},

@@ -36,15 +36,16 @@
 package camt
 
 import (
+	"bufio"
 	"bytes"
+	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	"encoding/xml"
 
 	"github.com/shopspring/decimal"
 	"golang.org/x/text/encoding/charmap"
@@ -73,9 +74,20 @@ const (
 // statements into sink.
 func Parse(r io.Reader, sink bank.Sink) error {
 	er := &guardReader{r: r}
-	d := xml.NewDecoder(er)
-	d.CharsetReader = charsetReader
-	p := &parser{d: d, sink: sink}
+	br := bufio.NewReaderSize(er, 64<<10)
+	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte("\xef\xbb\xbf")) {
+		br.Discard(3)
+	}
+	var src io.Reader = br
+	head, _ := br.Peek(512)
+	if label := declaredEncoding(head); label != "" {
+		dec, err := charsetReader(label, br)
+		if err != nil {
+			return invalid("cannot read the document: %v", err)
+		}
+		src = dec
+	}
+	p := &parser{d: newScanner(src), sink: sink}
 	err := p.run()
 	if er.bad {
 		return invalid("more than 1 MiB of text without markup")
@@ -133,6 +145,23 @@ func invalid(format string, args ...any) error {
 	return errs.Invalid(msg, errs.Field("file", msg))
 }
 
+// tokenizer is what the parser needs of an XML reader: scanner, or
+// xml.Decoder where a test compares the two.
+type tokenizer interface {
+	RawToken() (xml.Token, error)
+}
+
+var encodingDecl = regexp.MustCompile(`^\s*<\?xml[^>]*?encoding\s*=\s*["']([^"']+)["']`)
+
+// declaredEncoding is the encoding the XML declaration names, "" when it
+// names none.
+func declaredEncoding(head []byte) string {
+	if m := encodingDecl.FindSubmatch(head); m != nil {
+		return string(m[1])
+	}
+	return ""
+}
+
 func charsetReader(label string, in io.Reader) (io.Reader, error) {
 	switch strings.ToLower(strings.TrimSpace(label)) {
 	case "utf-8", "utf8", "us-ascii", "ascii":
@@ -161,7 +190,7 @@ const (
 )
 
 type parser struct {
-	d    *xml.Decoder
+	d    tokenizer
 	sink bank.Sink
 
 	root, kind, stmtName string

@@ -73,6 +73,13 @@ func Routes(svc *ledger.Service) []natsx.Route {
 			}
 			return svc.AccountFor(ctx, tenant, r.Number)
 		})},
+		{Subject: ledgerv1.SubjectAccountBalance, Callers: []string{"bank"}, Decode: natsx.JSON[ledgerv1.AccountBalanceGet], Endpoint: natsx.Typed(func(ctx context.Context, r ledgerv1.AccountBalanceGet) (ledgerv1.AccountBalance, error) {
+			tenant, err := natsx.Tenant(ctx, r.TenantID)
+			if err != nil {
+				return ledgerv1.AccountBalance{}, err
+			}
+			return svc.AccountBalance(ctx, tenant, r)
+		})},
 
 		// Chart of accounts and tax codes.
 		{Subject: ledgerv1.SubjectAccountsList, Decode: accountFilter, Endpoint: natsx.Typed(func(ctx context.Context, f ledger.AccountFilter) (ledger.AccountPage, error) {

@@ -3,6 +3,7 @@ package natsrpc
 import (
 	"context"
 
+	"github.com/ledgerplatform/ledger/contracts/bankv1"
 	"github.com/ledgerplatform/ledger/contracts/identityv1"
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
 	"github.com/ledgerplatform/ledger/services/periods"
@@ -14,12 +15,19 @@ import (
 type Peers struct {
 	Ledger   ledgerv1.Client
 	Identity identityv1.Client
+	Bank     bankv1.Client
 }
 
 var (
 	_ periods.Ledger  = Peers{}
 	_ periods.Tenants = Peers{}
+	_ periods.Bank    = Peers{}
 )
+
+// PeriodStatus implements periods.Bank.
+func (p Peers) PeriodStatus(ctx context.Context, tenant, from, to string) (bankv1.PeriodStatus, error) {
+	return p.Bank.PeriodStatus(ctx, tenant, from, to)
+}
 
 // SetPeriodLock implements periods.Ledger.
 func (p Peers) SetPeriodLock(ctx context.Context, cmd ledgerv1.SetPeriodLock) error {

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/google/uuid"
 
+	"github.com/ledgerplatform/ledger/contracts/bankv1"
 	"github.com/ledgerplatform/ledger/contracts/periodsv1"
 	"github.com/ledgerplatform/ledger/pkg/auth"
 	"github.com/ledgerplatform/ledger/pkg/errs"
@@ -35,6 +36,50 @@ func computedTask(key, period, title, status, detail string) periodsv1.Task {
 	return periodsv1.Task{ID: key, Kind: "computed", Key: &key, Period: period, Title: title, Status: status, Detail: &detail}
 }
 
+// The bank reconciliation task asks the bank about the month: done when
+// every bank transaction of it is reconciled or evidenced.
+func TestComputedBankTask(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	c := periodstest.Tenant("Bank")
+	bank := func(period string) periodsv1.Task {
+		t.Helper()
+		return h.tasks(t, c, period).Tasks[1]
+	}
+	const title = "Bank accounts reconciled"
+	for _, tc := range []struct {
+		name   string
+		period string
+		st     bankv1.PeriodStatus
+		want   periodsv1.Task
+	}{
+		{"open transactions", "2025-02", bankv1.PeriodStatus{BankAccounts: 2, Total: 10, Open: 3, Reconciled: 5, Evidenced: 2},
+			computedTask("bank_reconciled", "2025-02", title, "open", "3 of 10 bank transaction(s) of the period open (5 reconciled, 2 evidenced): GET /v1/bank-transactions?status=open&from=2025-02-01&to=2025-02-28")},
+		{"all reconciled or evidenced", "2024-12", bankv1.PeriodStatus{BankAccounts: 1, Total: 7, Reconciled: 5, Evidenced: 2},
+			computedTask("bank_reconciled", "2024-12", title, "done", "all 7 bank transaction(s) of the period reconciled or evidenced (5 reconciled, 2 evidenced)")},
+		{"no transactions", "2025-03", bankv1.PeriodStatus{BankAccounts: 1},
+			computedTask("bank_reconciled", "2025-03", title, "done", "no bank transactions booked in the period")},
+		{"bank unavailable", "2025-03", bankv1.PeriodStatus{BankAccounts: -1},
+			computedTask("bank_reconciled", "2025-03", title, "open", "the bank transactions could not be counted right now; try again")},
+	} {
+		h.Peers.SetBank(c.TenantID, tc.st)
+		if diff := cmp.Diff(tc.want, bank(tc.period)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
+		}
+	}
+	if diff := cmp.Diff([]string{"2025-02-01..2025-02-28", "2024-12-01..2024-12-31", "2025-03-01..2025-03-31", "2025-03-01..2025-03-31"}, h.Peers.BankAsked()); diff != "" {
+		t.Errorf("ranges asked (-want +got):\n%s", diff)
+	}
+	// An adjustment period has no bank transactions; the bank is not asked.
+	h.OK(periodsv1.SubjectCreateAdjustment, testkit.Rq{As: c, Params: param("year", "2025")}, http.StatusCreated, nil)
+	if diff := cmp.Diff(computedTask("bank_reconciled", "2025-13", title, "skipped", "an adjustment period has no bank transactions"), bank("2025-13")); diff != "" {
+		t.Errorf("adjustment period (-want +got):\n%s", diff)
+	}
+	if n := len(h.Peers.BankAsked()); n != 4 {
+		t.Errorf("the bank was asked %d times", n)
+	}
+}
+
 // The computed tasks follow the books on every read.
 func TestComputedTasks(t *testing.T) {
 	t.Parallel()
@@ -44,7 +89,7 @@ func TestComputedTasks(t *testing.T) {
 	// Without bookings the checklist is the current month's.
 	want := periodsv1.TaskList{Period: "2025-03", Tasks: []periodsv1.Task{
 		computedTask("review_queue_empty", "2025-03", "Review queue is empty", "done", "no pending review-queue items"),
-		computedTask("bank_reconciled", "2025-03", "Bank accounts reconciled", "skipped", "available once the bank service exists"),
+		computedTask("bank_reconciled", "2025-03", "Bank accounts reconciled", "skipped", "the tenant has no bank accounts"),
 		computedTask("vat_prepared", "2025-03", "VAT return (UStVA) prepared", "open", "VAT return (UStVA) figures: run GET /v1/reports?type=susa&period=2025-03"),
 		computedTask("period_soft_locked", "2025-03", "Period soft-locked", "open", "soft-lock it with POST /v1/periods/2025-03/soft-lock"),
 	}}

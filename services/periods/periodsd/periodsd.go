@@ -7,6 +7,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/ledgerplatform/ledger/contracts/bankv1"
 	"github.com/ledgerplatform/ledger/contracts/identityv1"
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
 	"github.com/ledgerplatform/ledger/contracts/periodsv1"
@@ -36,8 +37,8 @@ func Declare(opts ...periods.Option) daemon.Service {
 		Build: func(_ context.Context, env daemon.Env) (daemon.Parts, error) {
 			client := *env.Client
 			client.Timeout = peerTimeout
-			peers := natsrpc.Peers{Ledger: ledgerv1.Client{C: &client}, Identity: identityv1.Client{C: &client}}
-			svc := periods.New(postgres.New(env.Pool), peers, peers, opts...)
+			peers := natsrpc.Peers{Ledger: ledgerv1.Client{C: &client}, Identity: identityv1.Client{C: &client}, Bank: bankv1.Client{C: &client}}
+			svc := periods.New(postgres.New(env.Pool), peers, peers, append([]periods.Option{periods.WithBank(peers)}, opts...)...)
 			return daemon.Parts{Routes: natsrpc.Routes(svc), Consumers: natsrpc.Consumers(svc, env.Log)}, nil
 		},
 	}

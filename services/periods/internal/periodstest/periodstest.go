@@ -20,6 +20,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/ledgerplatform/ledger/contracts/bankv1"
 	"github.com/ledgerplatform/ledger/contracts/identityv1"
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
 	"github.com/ledgerplatform/ledger/pkg/auth"
@@ -30,7 +31,7 @@ import (
 	"github.com/ledgerplatform/ledger/services/periods"
 )
 
-// Peers are the fake ledger and identity.
+// Peers are the fake ledger, identity and bank.
 type Peers struct {
 	js         jetstream.JetStream
 	stopLedger func() error
@@ -42,6 +43,8 @@ type Peers struct {
 	applied    bool
 	reviewErr  string
 	during     func(ledgerv1.SetPeriodLock)
+	bank       map[string]bankv1.PeriodStatus
+	bankAsked  []string
 
 	// The ledger publishes its events through an outbox relay, after its
 	// answer and in commit order; relay and unpublished mimic that.
@@ -58,7 +61,7 @@ var periodRe = regexp.MustCompile(`^[0-9]{4}-(0[1-9]|1[0-3])$`)
 // identity on h until the test ends.
 func StartPeers(t testing.TB, h *testkit.RPC) *Peers {
 	t.Helper()
-	p := &Peers{js: h.JS, fiscal: map[string]int{}, pending: map[string]int{}, relay: make(chan ledgerv1.SetPeriodLock, 1024)}
+	p := &Peers{js: h.JS, fiscal: map[string]int{}, pending: map[string]int{}, bank: map[string]bankv1.PeriodStatus{}, relay: make(chan ledgerv1.SetPeriodLock, 1024)}
 	stop := make(chan struct{})
 	relayDone := make(chan struct{})
 	go func() {
@@ -86,6 +89,8 @@ func StartPeers(t testing.TB, h *testkit.RPC) *Peers {
 		natsx.Route{Subject: ledgerv1.SubjectReviewCount, Decode: natsx.Nothing, Endpoint: natsx.Typed(p.reviewCount)}), nil)
 	h.Start(p.service("identity", nil,
 		natsx.Route{Subject: identityv1.SubjectTenantGet, Decode: natsx.Nothing, Endpoint: natsx.Typed(p.tenant)}), nil)
+	h.Start(p.service("bank", nil,
+		natsx.Route{Subject: bankv1.SubjectPeriodStatus, Callers: []string{"periods"}, Decode: natsx.JSON[bankv1.PeriodStatusGet], Endpoint: natsx.Typed(p.bankStatus)}), nil)
 	return p
 }
 
@@ -160,6 +165,42 @@ func (p *Peers) tenant(ctx context.Context, _ struct{}) (identityv1.Tenant, erro
 		m = 1
 	}
 	return identityv1.Tenant{ID: c.TenantID, CompanyName: "Test GmbH", FiscalYearStartMonth: m, IsActive: true}, nil
+}
+
+// bankStatus answers the bank's period status: the tenant's as set, no
+// bank accounts by default.
+func (p *Peers) bankStatus(ctx context.Context, r bankv1.PeriodStatusGet) (bankv1.PeriodStatus, error) {
+	tenant, err := natsx.Tenant(ctx, r.TenantID)
+	if err != nil {
+		return bankv1.PeriodStatus{}, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.bankAsked = append(p.bankAsked, r.From+".."+r.To)
+	st, ok := p.bank[tenant]
+	if !ok {
+		return bankv1.PeriodStatus{}, nil
+	}
+	if st.BankAccounts < 0 {
+		return bankv1.PeriodStatus{}, errs.E(errs.Unavailable, "bank unavailable")
+	}
+	st.Done = st.Open == 0
+	return st, nil
+}
+
+// SetBank sets the bank's period status of a tenant; BankAccounts < 0
+// makes it answer UNAVAILABLE.
+func (p *Peers) SetBank(tenant string, st bankv1.PeriodStatus) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.bank[tenant] = st
+}
+
+// BankAsked lists the date ranges the bank was asked about, "from..to".
+func (p *Peers) BankAsked() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.bankAsked...)
 }
 
 // SetFiscalStart sets a tenant's fiscal year start month (default 1).

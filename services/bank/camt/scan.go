@@ -1,0 +1,402 @@
+package camt
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"io"
+	"regexp"
+	"strconv"
+	"unicode/utf8"
+)
+
+// scanner is a small XML tokenizer with the contract of
+// xml.Decoder.RawToken for the subset of XML a bank statement is: elements
+// with attributes, text with the predefined and numeric entities, CDATA,
+// comments and processing instructions; no DTD. encoding/xml spends most
+// of a camt import reading byte by byte through interfaces; this reads
+// runs with bytes.IndexByte and interns element names, which triples the
+// throughput. A document with a DOCTYPE is refused: no bank sends one, and
+// whatever it declares would be ignored anyway.
+//
+// As with RawToken, end tags are not matched against start tags (the
+// parser does that), a self-closing element yields a StartElement and an
+// EndElement, CharData is only valid until the next call, and text has
+// \r\n and lone \r turned into \n.
+type scanner struct {
+	r     *bufio.Reader
+	line  int
+	text  []byte
+	names map[string]string
+	// pendingEnd is the EndElement a self-closing tag owes.
+	pendingEnd *xml.EndElement
+	started    bool
+}
+
+// maxNode bounds a text node, a tag or a comment held at once.
+const maxNode = 1 << 20
+
+func newScanner(r io.Reader) *scanner {
+	return &scanner{r: bufio.NewReaderSize(r, 64<<10), line: 1, names: map[string]string{}}
+}
+
+func (s *scanner) syntax(msg string) error { return &xml.SyntaxError{Msg: msg, Line: s.line} }
+
+// RawToken returns the next token, or io.EOF after the last one.
+func (s *scanner) RawToken() (xml.Token, error) {
+	if e := s.pendingEnd; e != nil {
+		s.pendingEnd = nil
+		return *e, nil
+	}
+	for {
+		b, err := s.r.ReadByte()
+		if err != nil {
+			return nil, err
+		}
+		if b != '<' {
+			s.r.UnreadByte()
+			t, err := s.readText()
+			if err != nil {
+				return nil, err
+			}
+			return t, nil
+		}
+		tok, err := s.readMarkup()
+		if err != nil {
+			return nil, err
+		}
+		if tok != nil {
+			return tok, nil
+		}
+	}
+}
+
+// readText reads character data up to the next '<' or the end.
+func (s *scanner) readText() (xml.CharData, error) {
+	s.text = s.text[:0]
+	for {
+		chunk, err := s.r.ReadSlice('<')
+		if err == nil {
+			chunk = chunk[:len(chunk)-1]
+			s.r.UnreadByte()
+		}
+		if len(s.text)+len(chunk) > maxNode {
+			return nil, s.syntax("text node longer than 1 MiB")
+		}
+		s.text = append(s.text, chunk...)
+		if err == nil || errors.Is(err, io.EOF) {
+			break
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return nil, err
+		}
+	}
+	return s.decodeText(s.text)
+}
+
+// decodeText checks raw text and resolves its entities and line ends in
+// place.
+func (s *scanner) decodeText(raw []byte) (xml.CharData, error) {
+	s.line += bytes.Count(raw, []byte{'\n'})
+	if err := s.checkChars(raw); err != nil {
+		return nil, err
+	}
+	if bytes.IndexByte(raw, '&') < 0 && bytes.IndexByte(raw, '\r') < 0 {
+		return raw, nil
+	}
+	out := raw[:0]
+	for i := 0; i < len(raw); {
+		c := raw[i]
+		switch c {
+		case '\r':
+			out = append(out, '\n')
+			i++
+			if i < len(raw) && raw[i] == '\n' {
+				i++
+			}
+			continue
+		case '&':
+			end := bytes.IndexByte(raw[i:], ';')
+			if end < 0 {
+				return nil, s.syntax("invalid character entity (no semicolon)")
+			}
+			r, ok := entity(raw[i+1 : i+end])
+			if !ok {
+				return nil, s.syntax("invalid character entity &" + string(raw[i+1:i+end]) + ";")
+			}
+			// The entity's text is never longer than the reference.
+			out = utf8.AppendRune(out, r)
+			i += end + 1
+			continue
+		}
+		out = append(out, c)
+		i++
+	}
+	return out, nil
+}
+
+func entity(name []byte) (rune, bool) {
+	switch string(name) {
+	case "lt":
+		return '<', true
+	case "gt":
+		return '>', true
+	case "amp":
+		return '&', true
+	case "apos":
+		return '\'', true
+	case "quot":
+		return '"', true
+	}
+	if len(name) > 1 && name[0] == '#' {
+		var n uint64
+		var err error
+		if name[1] == 'x' {
+			n, err = strconv.ParseUint(string(name[2:]), 16, 32)
+		} else {
+			n, err = strconv.ParseUint(string(name[1:]), 10, 32)
+		}
+		if err == nil && isXMLChar(rune(n)) {
+			return rune(n), true
+		}
+	}
+	return 0, false
+}
+
+// checkChars refuses invalid UTF-8 and characters XML does not allow.
+func (s *scanner) checkChars(b []byte) error {
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 && c != '\t' && c != '\n' && c != '\r' {
+				return s.syntax("illegal character code U+" + strconv.FormatUint(uint64(c), 16))
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			return s.syntax("invalid UTF-8")
+		}
+		if !isXMLChar(r) {
+			return s.syntax("illegal character code U+" + strconv.FormatUint(uint64(r), 16))
+		}
+		i += n
+	}
+	return nil
+}
+
+func isXMLChar(r rune) bool {
+	return r == 0x09 || r == 0x0A || r == 0x0D ||
+		r >= 0x20 && r <= 0xD7FF || r >= 0xE000 && r <= 0xFFFD || r >= 0x10000 && r <= 0x10FFFF
+}
+
+// readUntil reads up to and including delim (several bytes), bounded.
+func (s *scanner) readUntil(delim string) ([]byte, error) {
+	s.text = s.text[:0]
+	last := delim[len(delim)-1]
+	for {
+		chunk, err := s.r.ReadSlice(last)
+		if len(s.text)+len(chunk) > maxNode {
+			return nil, s.syntax("markup longer than 1 MiB")
+		}
+		s.text = append(s.text, chunk...)
+		if err == nil {
+			if bytes.HasSuffix(s.text, []byte(delim)) {
+				s.line += bytes.Count(s.text, []byte{'\n'})
+				return s.text[:len(s.text)-len(delim)], nil
+			}
+			continue
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if errors.Is(err, io.EOF) {
+			return nil, s.syntax("unexpected EOF")
+		}
+		return nil, err
+	}
+}
+
+// readMarkup reads what follows a '<': a tag, a comment, CDATA or a
+// processing instruction. Comments and instructions yield no token.
+func (s *scanner) readMarkup() (xml.Token, error) {
+	b, err := s.r.Peek(1)
+	if err != nil {
+		return nil, s.syntax("unexpected EOF")
+	}
+	switch b[0] {
+	case '?':
+		s.r.ReadByte()
+		if _, err := s.readUntil("?>"); err != nil {
+			return nil, err
+		}
+		return nil, nil
+	case '!':
+		head, _ := s.r.Peek(8)
+		switch {
+		case bytes.HasPrefix(head, []byte("!--")):
+			s.r.Discard(3)
+			body, err := s.readUntil("-->")
+			if err != nil {
+				return nil, err
+			}
+			if bytes.Contains(body, []byte("--")) {
+				return nil, s.syntax(`invalid sequence "--" not allowed in comments`)
+			}
+			return nil, nil
+		case bytes.Equal(head, []byte("![CDATA[")):
+			s.r.Discard(8)
+			body, err := s.readUntil("]]>")
+			if err != nil {
+				return nil, err
+			}
+			if err := s.checkChars(body); err != nil {
+				return nil, err
+			}
+			return xml.CharData(body), nil
+		}
+		return nil, s.syntax("a DOCTYPE or other directive is not accepted in a bank statement")
+	case '/':
+		s.r.ReadByte()
+		body, err := s.readUntil(">")
+		if err != nil {
+			return nil, err
+		}
+		name, rest := splitName(body)
+		if len(name) == 0 || len(bytes.TrimSpace(rest)) > 0 {
+			return nil, s.syntax("invalid end tag")
+		}
+		n, err := s.name(name)
+		if err != nil {
+			return nil, err
+		}
+		return xml.EndElement{Name: n}, nil
+	}
+	return s.readStart()
+}
+
+// readStart reads a start tag; attribute values may hold '>', so the tag
+// ends at the first '>' outside quotes.
+func (s *scanner) readStart() (xml.Token, error) {
+	s.text = s.text[:0]
+	var quote byte
+	for {
+		c, err := s.r.ReadByte()
+		if err != nil {
+			return nil, s.syntax("unexpected EOF")
+		}
+		if quote == 0 && c == '>' {
+			break
+		}
+		switch {
+		case quote != 0 && c == quote:
+			quote = 0
+		case quote == 0 && (c == '"' || c == '\''):
+			quote = c
+		case c == '\n':
+			s.line++
+		}
+		if len(s.text) >= maxNode {
+			return nil, s.syntax("tag longer than 1 MiB")
+		}
+		s.text = append(s.text, c)
+	}
+	body := s.text
+	selfClosing := len(body) > 0 && body[len(body)-1] == '/'
+	if selfClosing {
+		body = body[:len(body)-1]
+	}
+	name, rest := splitName(body)
+	if len(name) == 0 {
+		return nil, s.syntax("expected element name after <")
+	}
+	n, err := s.name(name)
+	if err != nil {
+		return nil, err
+	}
+	start := xml.StartElement{Name: n}
+	for {
+		rest = bytes.TrimLeft(rest, " \t\r\n")
+		if len(rest) == 0 {
+			break
+		}
+		an, after := splitName(rest)
+		if len(an) == 0 {
+			return nil, s.syntax("expected attribute name in element")
+		}
+		after = bytes.TrimLeft(after, " \t\r\n")
+		if len(after) == 0 || after[0] != '=' {
+			return nil, s.syntax("attribute name without = in element")
+		}
+		after = bytes.TrimLeft(after[1:], " \t\r\n")
+		if len(after) == 0 || (after[0] != '"' && after[0] != '\'') {
+			return nil, s.syntax("unquoted or missing attribute value in element")
+		}
+		q := after[0]
+		end := bytes.IndexByte(after[1:], q)
+		if end < 0 {
+			return nil, s.syntax("unterminated attribute value")
+		}
+		raw := append([]byte(nil), after[1:1+end]...)
+		if bytes.IndexByte(raw, '<') >= 0 {
+			return nil, s.syntax("unescaped < inside quoted string")
+		}
+		line := s.line
+		val, err := s.decodeText(raw)
+		s.line = line // counted with the tag already
+		if err != nil {
+			return nil, err
+		}
+		attr, err := s.name(an)
+		if err != nil {
+			return nil, err
+		}
+		start.Attr = append(start.Attr, xml.Attr{Name: attr, Value: string(val)})
+		rest = after[2+end:]
+	}
+	if selfClosing {
+		s.pendingEnd = &xml.EndElement{Name: start.Name}
+	}
+	return start, nil
+}
+
+var nameRE = regexp.MustCompile(`^[A-Za-z_\x80-\xff][A-Za-z0-9_.\-\x80-\xff]*(:[A-Za-z_\x80-\xff][A-Za-z0-9_.\-\x80-\xff]*)?$`)
+
+// splitName cuts a name off the front of b.
+func splitName(b []byte) (name, rest []byte) {
+	i := 0
+	for i < len(b) && b[i] != ' ' && b[i] != '\t' && b[i] != '\n' && b[i] != '\r' && b[i] != '=' && b[i] != '/' && b[i] != '>' {
+		i++
+	}
+	return b[:i], b[i:]
+}
+
+// name interns a qualified name and splits its prefix off, as RawToken
+// does (Space is the prefix, not a namespace URL).
+func (s *scanner) name(b []byte) (xml.Name, error) {
+	full, ok := s.names[string(b)]
+	if !ok {
+		if !nameRE.Match(b) {
+			return xml.Name{}, s.syntax("invalid XML name: " + strconv.Quote(string(b)))
+		}
+		full = string(b)
+		if len(s.names) < 4096 {
+			s.names[full] = full
+		}
+	}
+	if i := indexColon(full); i >= 0 {
+		return xml.Name{Space: full[:i], Local: full[i+1:]}, nil
+	}
+	return xml.Name{Local: full}, nil
+}
+
+func indexColon(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] == ':' {
+			return i
+		}
+	}
+	return -1
+}
