@@ -118,6 +118,19 @@ var tools = []tool{
 				})},
 			"idempotency_key": idemArg,
 		})},
+	{"reconcile_bank_transaction", "Reconcile a bank transaction against a ledger intent: a booking already on the bank's ledger account (candidate_kind bank_booking: linked, nothing posted) or an open receivable or payable (the clearing booking bank account <-> open-item account is posted for the transaction's amount). Money in settles receivables, money out payables, at most the amount still open.", "POST /v1/bank-transactions/{id}/reconcile",
+		obj([]string{"id", "intent_id"}, map[string]any{
+			"id":                str("bank transaction id (UUID); see list_bank_transactions"),
+			"intent_id":         str("the ledger intent to reconcile against (UUID)"),
+			"candidate_kind":    str("optional: bank_booking, open_receivable or open_liability"),
+			"open_item_account": str("optional account of the open item, e.g. 1200; needed when the intent left open items on several accounts"),
+			"idempotency_key":   idemArg,
+		})},
+	{"unmatch_bank_transaction", "Undo a bank transaction's reconciliation: a clearing booking is reversed in the ledger, the link or allocation goes and the transaction is open again.", "POST /v1/bank-transactions/{id}/unmatch",
+		obj([]string{"id"}, map[string]any{
+			"id":              str("bank transaction id (UUID)"),
+			"idempotency_key": idemArg,
+		})},
 	{"bank_reconciliation_status", "Reconciliation status of one bank account for a date range: how many transactions are open, reconciled or evidenced with their sums, the last statement's closing balance, statements whose balances do not add up (both figures), the bank balance at the end of the range against the linked SKR04 account's ledger balance and the difference, and the newest open transactions.", "GET /v1/bank-accounts/{id}/reconciliation",
 		obj([]string{"id"}, map[string]any{
 			"id":    str("bank account id (UUID); see list_bank_accounts"),

@@ -3,6 +3,7 @@
 package bankv1
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/ledgerplatform/ledger/contracts/money"
@@ -159,8 +160,25 @@ type TransactionList struct {
 	Transactions []Transaction `json:"transactions"`
 }
 
-// Candidate kinds of a matching suggestion and of reconciliation: a
-// booking already posted to the bank's ledger account, or an open item.
+// Reconciliation and evidence (issue 10): subjects, bodies, answers and
+// events.
+const (
+	SubjectTransactionsReconcile      = "bank.v1.transactions.reconcile" // param id
+	SubjectTransactionsUnmatch        = "bank.v1.transactions.unmatch"   // param id
+	SubjectTransactionsBatchReconcile = "bank.v1.transactions.batch_reconcile"
+	SubjectEvidencePut                = "bank.v1.transactions.evidence.put" // param id
+	SubjectEvidenceGet                = "bank.v1.transactions.evidence.get" // param id
+
+	// EventTransactionReconciled announces a reconciliation with its
+	// allocations, so payables and receivables can mark invoices paid;
+	// payload TransactionReconciled.
+	EventTransactionReconciled = "evt.bank.v1.transaction_reconciled"
+	// EventTransactionUnmatched announces that a reconciliation was undone;
+	// payload TransactionReconciled with the allocations released.
+	EventTransactionUnmatched = "evt.bank.v1.transaction_unmatched"
+)
+
+// Candidate kinds of a reconciliation target.
 const (
 	CandidateBankBooking    = "bank_booking"
 	CandidateOpenReceivable = "open_receivable"
@@ -200,4 +218,130 @@ type Suggestion struct {
 	LedgerDescription string       `json:"ledger_description"`
 	LedgerAmount      money.Amount `json:"ledger_amount"`
 	LedgerDate        string       `json:"ledger_date"`
+}
+
+// Modes of a reconciliation: linked to a booking already on the bank's
+// ledger account, or settled an open item with a clearing booking.
+const (
+	ModeBankBooking = "bank_booking"
+	ModeOpenItem    = "open_item"
+)
+
+// MaxBatchPairs is the most pairs one batch-reconcile takes.
+const MaxBatchPairs = 500
+
+// ReconcileInput is the body of SubjectTransactionsReconcile: the intent
+// to reconcile against, and optionally what kind of candidate it is and,
+// for an open item, its account (needed only when the intent left items
+// on several accounts).
+type ReconcileInput struct {
+	IntentID        string `json:"intent_id"`
+	CandidateKind   string `json:"candidate_kind,omitempty"`
+	OpenItemAccount string `json:"open_item_account,omitempty"`
+}
+
+// Reconciled answers SubjectTransactionsReconcile. IntentID is the ledger
+// intent that now explains the transaction: the bank booking's, or the
+// clearing booking posted for an open item.
+type Reconciled struct {
+	OK                bool   `json:"ok"`
+	Mode              string `json:"mode"`
+	IntentID          string `json:"intent_id"`
+	BankTransactionID string `json:"bank_transaction_id"`
+	MatchedIntentID   string `json:"matched_intent_id"`
+}
+
+// Unmatched answers SubjectTransactionsUnmatch. ReversalIntentID is the
+// ledger's reversal of the clearing booking, null when the transaction was
+// only linked to a bank booking.
+type Unmatched struct {
+	OK                bool    `json:"ok"`
+	BankTransactionID string  `json:"bank_transaction_id"`
+	Status            string  `json:"status"`
+	Mode              string  `json:"mode"`
+	ReversalIntentID  *string `json:"reversal_intent_id"`
+}
+
+// BatchPair is one pair of SubjectTransactionsBatchReconcile.
+type BatchPair struct {
+	BankTransactionID string `json:"bank_transaction_id"`
+	IntentID          string `json:"intent_id"`
+	CandidateKind     string `json:"candidate_kind"`
+	OpenItemAccount   string `json:"open_item_account,omitempty"`
+}
+
+// BatchReconcileInput is the body of SubjectTransactionsBatchReconcile.
+type BatchReconcileInput struct {
+	Pairs []BatchPair `json:"pairs"`
+}
+
+// BatchReconciled answers SubjectTransactionsBatchReconcile: each pair
+// is reconciled on its own; Errors name the pairs refused.
+type BatchReconciled struct {
+	Reconciled int          `json:"reconciled"`
+	Errors     []BatchError `json:"errors"`
+}
+
+// BatchError is one refused pair: its index in pairs (from 0), the
+// machine code and the reason.
+type BatchError struct {
+	Index             int    `json:"index"`
+	BankTransactionID string `json:"bank_transaction_id"`
+	Code              string `json:"code"`
+	Error             string `json:"error"`
+}
+
+// Evidence types (specification: Bank transaction evidence).
+const (
+	EvidenceBankStatement    = "bank_statement"
+	EvidenceUploadedDocument = "uploaded_document"
+	EvidenceEigenbeleg       = "eigenbeleg"
+)
+
+// EvidenceInput is the body of SubjectEvidencePut.
+type EvidenceInput struct {
+	EvidenceType string          `json:"evidence_type"`
+	Title        *string         `json:"title,omitempty"`
+	Note         *string         `json:"note,omitempty"`
+	DocumentID   *string         `json:"document_id,omitempty"`
+	Metadata     json.RawMessage `json:"metadata,omitempty"`
+}
+
+// Evidence is the evidence stored for a bank transaction.
+type Evidence struct {
+	ID           string  `json:"id"`
+	EvidenceType string  `json:"evidence_type"`
+	Title        *string `json:"title"`
+	Note         *string `json:"note"`
+	DocumentID   *string `json:"document_id"`
+}
+
+// EvidenceReply answers SubjectEvidencePut and SubjectEvidenceGet;
+// Evidence is null when none is stored.
+type EvidenceReply struct {
+	Evidence *Evidence `json:"evidence"`
+}
+
+// TransactionReconciled is the payload of EventTransactionReconciled and
+// EventTransactionUnmatched.
+type TransactionReconciled struct {
+	TenantID          string       `json:"tenant_id"`
+	ReconciliationID  string       `json:"reconciliation_id"`
+	BankTransactionID string       `json:"bank_transaction_id"`
+	BankAccountID     string       `json:"bank_account_id"`
+	Mode              string       `json:"mode"`
+	IntentID          string       `json:"intent_id"` // the intent explaining the transaction (see Reconciled)
+	ReversalIntentID  string       `json:"reversal_intent_id,omitempty"`
+	TxDate            string       `json:"tx_date"`
+	Allocations       []Allocation `json:"allocations"`
+}
+
+// Allocation is what a reconciliation settled of one intent: Amount is
+// positive, in Currency.
+type Allocation struct {
+	IntentID        string       `json:"intent_id"`
+	CandidateKind   string       `json:"candidate_kind"`
+	OpenItemAccount string       `json:"open_item_account,omitempty"`
+	Amount          money.Amount `json:"amount"`
+	Currency        string       `json:"currency"`
 }

@@ -109,3 +109,11 @@ func (c Client) ReviewCount(ctx context.Context, status string) (ReviewCount, er
 	}
 	return rpc.Query[ReviewCount](ctx, c.C, SubjectReviewCount, q)
 }
+
+// Reverse reverses one of the tenant's intents (SubjectJournalReverse)
+// under the calling service's own principal for tenant. The caller puts
+// its idempotency key in ctx (natsx.WithIdempotencyKey), so a retry
+// answers the reversal made the first time instead of ALREADY_REVERSED.
+func (c Client) Reverse(ctx context.Context, tenant string, r ReverseRequest) (Reversed, error) {
+	return rpc.Send[Reversed](rpc.ForTenant(ctx, tenant), c.C, SubjectJournalReverse, r)
+}

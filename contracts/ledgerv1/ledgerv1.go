@@ -218,3 +218,18 @@ type JournalFeed struct {
 	Last  int64         `json:"last"`
 	Head  int64         `json:"head"`
 }
+
+// ReverseRequest is the body of SubjectJournalReverse (POST
+// /v1/journal/reverse).
+type ReverseRequest struct {
+	IntentID    string `json:"intent_id"`
+	Reason      string `json:"reason,omitempty"`
+	BookingDate string `json:"booking_date,omitempty"`
+}
+
+// Reversed answers SubjectJournalReverse.
+type Reversed struct {
+	ReversalIntentID string `json:"reversal_intent_id"`
+	OriginalIntentID string `json:"original_intent_id"`
+	EventCount       int    `json:"event_count"`
+}

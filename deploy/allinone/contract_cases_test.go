@@ -69,6 +69,7 @@ type fixture struct {
 	bankReader, journalReader           string // keys lacking most scopes
 	tenantDel                           string // operator: a tenant to deactivate
 	bankAccount, bankTx                 string
+	rec                                 *reconFixture // reconciliation and evidence (contract_reconcile_test.go)
 	operatorKey                         string
 }
 
@@ -158,6 +159,7 @@ func newFixture(t *testing.T, p *platform, label string) *fixture {
 	f.bankTx = p.must(200, "GET", "/v1/bank-transactions", a, nil).list("transactions")[0]["id"].(string)
 	// An open receivable the imported 595.00 pays, so suggestions have one to answer.
 	book("2025-03-01", "Fixture Ausgangsrechnung AR-7781", bline("1200", "4400", "595.00", "tax_code", "USt19", "external_reference", "AR-7781"))
+	f.rec = newReconFixture(t, p, f)
 	f.grantClient, f.grantRevoke = "app-"+label, "app-del-"+label
 	for _, c := range []string{f.grantClient, f.grantRevoke} {
 		if _, err := p.owner.Exec(ctx, "INSERT INTO identity.oauth_grants (tenant_id, client_id, client_name, scopes) VALUES ($1, $2, $3, '{journal:read}')", f.tenant, c, "App "+c); err != nil {

@@ -93,7 +93,7 @@ var Table = map[string]Permissions{
 		identityv1.SubjectTenantGet, periodsv1.SubjectStatus),
 	"bank": service("bank", []string{bankv1.StreamEvents}, []string{ledgerv1.StreamEvents},
 		[]string{bankv1.EventsFilter}, ledgerv1.SubjectPost, ledgerv1.SubjectReviewCreate, ledgerv1.SubjectAccountGet,
-		ledgerv1.SubjectAccountBalance),
+		ledgerv1.SubjectJournalReverse, ledgerv1.SubjectAccountBalance),
 }
 
 // Names lists the users of Table, sorted.

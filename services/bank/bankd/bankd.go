@@ -25,7 +25,8 @@ func Service(func(string) string) (daemon.Service, error) {
 		Streams: []natsx.Stream{{Name: bankv1.StreamEvents, Subjects: []string{bankv1.EventsFilter}}},
 		Build: func(_ context.Context, env daemon.Env) (daemon.Parts, error) {
 			store := postgres.New(env.Pool)
-			return daemon.Parts{Routes: Routes(bank.New(store, ledgerv1.Client{C: env.Client})),
+			return daemon.Parts{Routes: append(Routes(bank.New(store, ledgerv1.Client{C: env.Client})),
+				ReconcileRoutes(bank.NewReconciler(store, Ledger{C: ledgerv1.Client{C: env.Client}}))...),
 				Consumers: []natsx.Consumer{OpenItems(bank.NewOpenItems(store))}}, nil
 		},
 	}, nil

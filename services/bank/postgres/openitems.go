@@ -89,9 +89,11 @@ func queueProjection(b *pgx.Batch, tenantID string, p bank.Projection) {
 	}
 	for _, bk := range p.Bookings {
 		b.Queue(`INSERT INTO bank.ledger_bookings (tenant_id, intent_id, account_number, booking_date, description,
-				external_reference, journal_number, amount, reversed_by)
+				external_reference, journal_number, amount, reversed_by, explained_by)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8::numeric,
-				(SELECT reversed_by FROM bank.reversed_intents WHERE tenant_id = $1 AND intent_id = $2))
+				(SELECT reversed_by FROM bank.reversed_intents WHERE tenant_id = $1 AND intent_id = $2),
+				-- a clearing booking the bank posted is explained by its transaction
+				(SELECT bank_transaction_id FROM bank.reconciliations WHERE tenant_id = $1 AND clearing_intent_id = $2 AND state <> 'abandoned'))
 			ON CONFLICT DO NOTHING`,
 			tenantID, bk.IntentID, bk.AccountNumber, bk.BookingDate, bk.Description, bk.ExternalReference, bk.JournalNumber, bk.Amount.String())
 	}
