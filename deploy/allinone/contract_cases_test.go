@@ -405,6 +405,13 @@ var happyCases = map[string][]happyCase{
 	"importBankTransactions": {{build: func(f *fixture) happyReq { return f.as(happyReq{body: bankImport(f, "Happy Miete")}) },
 		battery: func(f *fixture) happyReq { return f.as(happyReq{body: bankImport(f, "Batterie Miete")}) }}},
 	"getBankTransaction": {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.bankTx)}) }}},
+	"uploadBankStatement": {{build: func(f *fixture) happyReq {
+		return f.as(happyReq{params: pathID("id", f.bankAccount), multipart: []part{statementPart("auszug.sta", happyMT940(f, "upload"))}})
+	}}},
+	"importBankStatementFile": {{build: func(f *fixture) happyReq {
+		return f.as(happyReq{multipart: []part{statementPart("auszug.sta", happyMT940(f, "by-iban"))}})
+	}}},
+	"getBankImport": {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.bankImportID())}) }}},
 
 	// Periods and closing.
 	"listPeriods":            {{build: func(f *fixture) happyReq { return getAs(f, nil) }}},

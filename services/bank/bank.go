@@ -41,6 +41,7 @@ type Store interface {
 	// RenameAccount sets the name of one; an unknown id is NOT_FOUND.
 	RenameAccount(ctx context.Context, tenantID, id, name string) (Account, error)
 	TransactionStore
+	FileImportStore
 }
 
 // Chart is what the bank asks the ledger about its chart of accounts;
@@ -53,6 +54,7 @@ type Chart interface {
 type Service struct {
 	store Store
 	chart Chart
+	files files
 }
 
 // New returns a Service on store that checks linked accounts in chart.

@@ -25,7 +25,9 @@ func Service(func(string) string) (daemon.Service, error) {
 		Streams: []natsx.Stream{{Name: bankv1.StreamEvents, Subjects: []string{bankv1.EventsFilter}}},
 		Build: func(_ context.Context, env daemon.Env) (daemon.Parts, error) {
 			store := postgres.New(env.Pool)
-			return daemon.Parts{Routes: Routes(bank.New(store, ledgerv1.Client{C: env.Client})),
+			svc := bank.New(store, ledgerv1.Client{C: env.Client})
+			svc.WithFiles(&Uploads{JS: env.JS}, Parsers())
+			return daemon.Parts{Routes: append(Routes(svc), FileRoutes(svc)...),
 				Consumers: []natsx.Consumer{OpenItems(bank.NewOpenItems(store))}}, nil
 		},
 	}, nil
