@@ -5,8 +5,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -46,6 +44,13 @@ type Parsers struct {
 // FileImportStore is the part of Store that file imports need besides
 // ImportStatements.
 type FileImportStore interface {
+	// ImportFile imports one file into one bank account in one
+	// transaction: the imports row (for a file the account imported
+	// before, none: the result says DuplicateFile and add writes nothing),
+	// then run, which parses the file and hands each statement to add,
+	// which writes it. run may be called again when the transaction is
+	// retried. The bank account must be the tenant's (NOT_FOUND).
+	ImportFile(ctx context.Context, tenantID, accountID string, imp ImportMeta, run func(add func(ParsedStatement) error) (FileParse, error)) (ImportResult, error)
 	// ImportJob reads one import; an unknown id is NOT_FOUND.
 	ImportJob(ctx context.Context, tenantID, id string) (bankv1.ImportJob, error)
 	// FileImport is the id of the import that brought the file with this
@@ -130,16 +135,18 @@ func (f *fileSink) ReportRow(row int, field, issue string) {
 // tenant's bank account it goes to. The object is deleted once read,
 // whatever the outcome: a refused file is sent again by the client.
 //
-// Each bank account's statements of the file import in one transaction,
-// and the file's SHA-256 is recorded with them, so an import cut short
-// leaves nothing of that account half-written and a retry imports nothing
-// twice.
+// The file streams: each statement is written as soon as the parser ends
+// it, so only one statement's entries are in memory. Each bank account's
+// statements import in one transaction that also records the file's
+// SHA-256, so an import cut short leaves nothing of that account written,
+// and a retry imports nothing twice. A file for several accounts (found
+// by IBAN) is read once to find them and once per account.
 func (s *Service) ImportFile(ctx context.Context, tenantID, accountID string, in gatewayv1.UploadRequest) (bankv1.FileImportResult, error) {
 	if s.files.uploads == nil {
 		return bankv1.FileImportResult{}, errs.E(errs.Unavailable, "statement files cannot be imported here")
 	}
 	ref := in.Upload
-	if ref.Bucket != gatewayv1.UploadsBucket || ref.Name == "" {
+	if ref.Bucket != gatewayv1.UploadsBucket || ref.Name == "" || !sha256Hex.MatchString(ref.SHA256) {
 		return bankv1.FileImportResult{}, errs.Invalid("no uploaded file", errs.Field("file", "required"))
 	}
 	defer func() {
@@ -152,7 +159,16 @@ func (s *Service) ImportFile(ctx context.Context, tenantID, accountID string, in
 	if ref.Size == 0 {
 		return bankv1.FileImportResult{}, errs.E(errs.EmptyFile, "the file is empty")
 	}
-	var route *Account
+
+	type target struct {
+		acc   Account
+		ibans map[string]bool // the statements' IBANs that go to it; "" too for the route's account
+	}
+	var targets []target
+	format, err := s.sniffFile(ctx, ref)
+	if err != nil {
+		return bankv1.FileImportResult{}, err
+	}
 	if accountID != "" {
 		if !ValidID(accountID) {
 			return bankv1.FileImportResult{}, notFound(accountID)
@@ -161,87 +177,215 @@ func (s *Service) ImportFile(ctx context.Context, tenantID, accountID string, in
 		if err != nil {
 			return bankv1.FileImportResult{}, err
 		}
-		route = &acc
-	}
-
-	rc, err := s.files.uploads.Open(ctx, ref.Bucket, ref.Name)
-	if err != nil {
-		return bankv1.FileImportResult{}, errs.Wrap("bank.ImportFile: open upload", err)
-	}
-	defer rc.Close()
-	h := sha256.New()
-	br := bufio.NewReaderSize(io.TeeReader(rc, h), 64<<10)
-	head, err := br.Peek(sniffSize)
-	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
-		return bankv1.FileImportResult{}, errs.Wrap("bank.ImportFile: read upload", err)
-	}
-	format := Sniff(head)
-	var parse Parser
-	source := ""
-	switch format {
-	case FormatCAMT:
-		parse, source = s.files.parsers.CAMT, SourceCAMT
-	case FormatMT940:
-		parse, source = s.files.parsers.MT940, SourceMT940
-	case FormatCSV:
-		parse, source = s.files.parsers.CSV, SourceCSV
-	default:
-		return bankv1.FileImportResult{}, errs.E(errs.InvalidFileType, "the file is neither camt.052/053/054 XML, MT940 nor a CSV export of online banking")
-	}
-	sink := &fileSink{}
-	if err := parse(br, sink); err != nil {
-		return bankv1.FileImportResult{}, s.parseError(format, err)
-	}
-	// The parser may stop before the end (a CSV's trailer); the digest
-	// covers the whole file, and reading to the end lets the bucket check
-	// the object's own digest.
-	if _, err := io.Copy(io.Discard, br); err != nil {
-		return bankv1.FileImportResult{}, errs.Wrap("bank.ImportFile: read upload", err)
-	}
-	sha := hex.EncodeToString(h.Sum(nil))
-	if len(sink.Statements) == 0 {
-		return bankv1.FileImportResult{}, errs.Invalid("the file holds no statement", errs.Field("file", "no statement"))
-	}
-
-	groups, order, err := s.assign(ctx, tenantID, route, sink.Statements)
-	if err != nil {
-		return bankv1.FileImportResult{}, err
-	}
-	out := bankv1.FileImportResult{Format: format, Errors: sink.rowErrs, Statements: []bankv1.StatementResult{}}
-	if out.Errors == nil {
-		out.Errors = []bankv1.FileRowError{}
-	}
-	rowErrs := make([]bankv1.RowError, len(sink.rowErrs))
-	for i, e := range sink.rowErrs {
-		rowErrs[i] = bankv1.RowError{Index: e.Row, Field: e.Field, Issue: e.Issue}
-	}
-	for i, accID := range order {
-		meta := ImportMeta{ID: newID(), Source: source, FileSHA256: sha}
-		if i == 0 {
-			// Rows left out belong to the CSV file's one statement.
-			meta.Refused, meta.Errors = len(sink.refused), rowErrs
+		targets = []target{{acc: acc}}
+	} else {
+		// A first pass finds the accounts; it keeps no entries.
+		var ibans []string
+		scan := &Collector{Flush: func(st ParsedStatement) error {
+			iban := st.Statement.IBAN
+			if iban == "" {
+				return errs.E(errs.Unprocessable, "statement %d of the file names no IBAN; upload the file to its bank account (POST /v1/bank-accounts/{id}/upload)", len(ibans)+1)
+			}
+			ibans = append(ibans, iban)
+			return nil
+		}}
+		if _, err := s.readFile(ctx, ref, scan); err != nil {
+			return bankv1.FileImportResult{}, err
 		}
-		stmts := groups[accID]
-		r, err := s.store.ImportStatements(ctx, tenantID, accID, meta, stmts)
+		if len(ibans) == 0 {
+			return bankv1.FileImportResult{}, errs.Invalid("the file holds no statement", errs.Field("file", "no statement"))
+		}
+		list, err := s.store.Accounts(ctx, tenantID)
+		if err != nil {
+			return bankv1.FileImportResult{}, err
+		}
+		byIBAN := map[string]Account{}
+		for _, a := range list {
+			byIBAN[a.IBAN] = a
+		}
+		at := map[string]int{}
+		for i, iban := range ibans {
+			a, ok := byIBAN[iban]
+			if !ok {
+				return bankv1.FileImportResult{}, errs.E(errs.BankAccountNotFound, "no bank account with IBAN %s (statement %d of the file); create it first", iban, i+1)
+			}
+			k, ok := at[a.ID]
+			if !ok {
+				k = len(targets)
+				at[a.ID] = k
+				targets = append(targets, target{acc: a, ibans: map[string]bool{}})
+			}
+			targets[k].ibans[iban] = true
+		}
+	}
+
+	out := bankv1.FileImportResult{Statements: []bankv1.StatementResult{}, Errors: []bankv1.FileRowError{}}
+	for i, tg := range targets {
+		acc := tg.acc
+		var (
+			stmts   []bankv1.StatementResult
+			rowErrs []bankv1.FileRowError
+		)
+		meta := ImportMeta{ID: newID(), Source: sourceOf[format], FileSHA256: ref.SHA256}
+		r, err := s.store.ImportFile(ctx, tenantID, acc.ID, meta,
+			func(add func(ParsedStatement) error) (FileParse, error) {
+				// From the start again when the transaction is retried.
+				stmts, rowErrs = nil, nil
+				n := 0
+				sink := &fileSink{}
+				sink.Flush = func(st ParsedStatement) error {
+					n++
+					iban := st.Statement.IBAN
+					switch {
+					case tg.ibans == nil && iban != "" && iban != acc.IBAN:
+						return errs.Invalid(fmt.Sprintf("statement %d of the file is for IBAN %s, not for this bank account's IBAN %s", n, iban, acc.IBAN),
+							errs.Field("file", fmt.Sprintf("statement %d: IBAN %s is not %s", n, iban, acc.IBAN)))
+					case tg.ibans != nil && !tg.ibans[iban]:
+						return nil // another account's
+					}
+					// Entries without a currency (an MT940 snippet) are in
+					// the statement's, else the account's.
+					cur := cmp.Or(st.Statement.Currency, acc.Currency)
+					for k := range st.Entries {
+						if st.Entries[k].Currency == "" {
+							st.Entries[k].Currency = cur
+						}
+					}
+					if err := add(st); err != nil {
+						return err
+					}
+					stmts = append(stmts, statementResult(st))
+					return nil
+				}
+				if _, err := s.readFile(ctx, ref, sink); err != nil {
+					return FileParse{}, err
+				}
+				if n == 0 {
+					return FileParse{}, errs.Invalid("the file holds no statement", errs.Field("file", "no statement"))
+				}
+				rowErrs = sink.rowErrs
+				fp := FileParse{Refused: len(sink.refused)}
+				for _, e := range sink.rowErrs {
+					fp.Errors = append(fp.Errors, bankv1.RowError{Index: e.Row, Field: e.Field, Issue: e.Issue})
+				}
+				return fp, nil
+			})
 		if err != nil {
 			return bankv1.FileImportResult{}, err
 		}
 		if r.DuplicateFile {
 			// The answer names the import that brought the file.
-			if r.ImportID, err = s.store.FileImport(ctx, tenantID, accID, sha); err != nil {
+			if r.ImportID, err = s.store.FileImport(ctx, tenantID, acc.ID, ref.SHA256); err != nil {
 				return bankv1.FileImportResult{}, err
 			}
 		}
 		if i == 0 {
-			out.BatchID, out.BankAccountID = r.ImportID, accID
+			out.BatchID, out.BankAccountID, out.Format = r.ImportID, acc.ID, format
+			out.Errors = append(out.Errors, rowErrs...)
 		}
 		out.TotalRows += r.TotalRows
 		out.Imported += r.Imported
 		out.SkippedDuplicates += r.SkippedDuplicates
 		out.DuplicateFile = out.DuplicateFile || r.DuplicateFile
-		out.Statements = append(out.Statements, statementResults(stmts, r)...)
+		for j, sr := range stmts {
+			if j < len(r.Statements) {
+				stored := r.Statements[j]
+				sr.ID = &stored.ID
+				sr.Imported, sr.SkippedDuplicates = stored.Imported, stored.SkippedDuplicates
+			} else {
+				// The file was imported before: nothing written.
+				sr.SkippedDuplicates = sr.Entries
+			}
+			out.Statements = append(out.Statements, sr)
+		}
 	}
 	return out, nil
+}
+
+var sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+var sourceOf = map[string]string{FormatCAMT: SourceCAMT, FormatMT940: SourceMT940, FormatCSV: SourceCSV}
+
+// FileParse is what parsing a file found besides its statements.
+type FileParse struct {
+	Refused int // CSV rows left out
+	Errors  []bankv1.RowError
+}
+
+// sniffFile tells the uploaded file's format from its first bytes.
+func (s *Service) sniffFile(ctx context.Context, ref gatewayv1.UploadRef) (string, error) {
+	rc, err := s.files.uploads.Open(ctx, ref.Bucket, ref.Name)
+	if err != nil {
+		return "", errs.Wrap("bank.ImportFile: open upload", err)
+	}
+	defer rc.Close()
+	head := make([]byte, sniffSize)
+	n, err := io.ReadFull(rc, head)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return "", errs.Wrap("bank.ImportFile: read upload", err)
+	}
+	if f := Sniff(head[:n]); f != "" {
+		return f, nil
+	}
+	return "", errs.E(errs.InvalidFileType, "the file is neither camt.052/053/054 XML, MT940 nor a CSV export of online banking")
+}
+
+// readFile streams the uploaded file through its parser into sink and
+// returns its format. The whole object is read, so the bucket checks its
+// digest.
+func (s *Service) readFile(ctx context.Context, ref gatewayv1.UploadRef, sink Sink) (string, error) {
+	rc, err := s.files.uploads.Open(ctx, ref.Bucket, ref.Name)
+	if err != nil {
+		return "", errs.Wrap("bank.ImportFile: open upload", err)
+	}
+	defer rc.Close()
+	br := bufio.NewReaderSize(rc, 64<<10)
+	head, err := br.Peek(sniffSize)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return "", errs.Wrap("bank.ImportFile: read upload", err)
+	}
+	format := Sniff(head)
+	var parse Parser
+	switch format {
+	case FormatCAMT:
+		parse = s.files.parsers.CAMT
+	case FormatMT940:
+		parse = s.files.parsers.MT940
+	case FormatCSV:
+		parse = s.files.parsers.CSV
+	default:
+		return "", errs.E(errs.InvalidFileType, "the file is neither camt.052/053/054 XML, MT940 nor a CSV export of online banking")
+	}
+	if err := parse(br, sink); err != nil {
+		return "", s.parseError(format, err)
+	}
+	if _, err := io.Copy(io.Discard, br); err != nil {
+		return "", errs.Wrap("bank.ImportFile: read upload", err)
+	}
+	return format, nil
+}
+
+// statementResult is a parsed statement as the result shows it, before
+// the store counted what it imported.
+func statementResult(st ParsedStatement) bankv1.StatementResult {
+	sr := bankv1.StatementResult{Kind: st.Statement.Kind, StatementRef: st.Statement.ID, Entries: len(st.Entries),
+		Sum: money.Amount{Decimal: sum(st.Entries)}}
+	if st.Statement.IBAN != "" {
+		iban := st.Statement.IBAN
+		sr.IBAN = &iban
+	}
+	if o := st.Statement.Opening; o != nil {
+		sr.Opening = &money.Amount{Decimal: o.Amount}
+	}
+	if c := st.End.Closing; c != nil {
+		sr.Closing = &money.Amount{Decimal: c.Amount}
+	}
+	expected, _, mismatch := BalanceMismatch(st.Statement.Opening, st.End)
+	if sr.Opening != nil && sr.Closing != nil {
+		sr.ExpectedClosing = &money.Amount{Decimal: expected}
+	}
+	sr.BalanceMismatch = mismatch
+	return sr
 }
 
 // parseError turns a parser's refusal into the answer: a CSV whose header
@@ -265,93 +409,6 @@ func (s *Service) parseError(format string, err error) error {
 		msg = msg[:300]
 	}
 	return errs.Invalid("the "+format+" file cannot be read: "+strings.ToValidUTF8(msg, "?"), errs.Field("file", "unreadable "+format))
-}
-
-// assign names the bank account of each statement: the route's, when the
-// file was uploaded to one (a statement naming another IBAN is refused),
-// else the tenant's account with the statement's IBAN.
-func (s *Service) assign(ctx context.Context, tenantID string, route *Account, stmts []ParsedStatement) (map[string][]ParsedStatement, []string, error) {
-	groups := map[string][]ParsedStatement{}
-	var order []string
-	add := func(a Account, st ParsedStatement) {
-		if _, ok := groups[a.ID]; !ok {
-			order = append(order, a.ID)
-		}
-		// Entries without a currency (an MT940 snippet) are in the
-		// statement's, else the account's.
-		cur := cmp.Or(st.Statement.Currency, a.Currency)
-		for i := range st.Entries {
-			if st.Entries[i].Currency == "" {
-				st.Entries[i].Currency = cur
-			}
-		}
-		groups[a.ID] = append(groups[a.ID], st)
-	}
-	if route != nil {
-		for i, st := range stmts {
-			if iban := st.Statement.IBAN; iban != "" && iban != route.IBAN {
-				return nil, nil, errs.Invalid(fmt.Sprintf("statement %d of the file is for IBAN %s, not for this bank account's IBAN %s", i+1, iban, route.IBAN),
-					errs.Field("file", fmt.Sprintf("statement %d: IBAN %s is not %s", i+1, iban, route.IBAN)))
-			}
-			add(*route, st)
-		}
-		return groups, order, nil
-	}
-	list, err := s.store.Accounts(ctx, tenantID)
-	if err != nil {
-		return nil, nil, err
-	}
-	byIBAN := map[string]Account{}
-	for _, a := range list {
-		byIBAN[a.IBAN] = a
-	}
-	for i, st := range stmts {
-		iban := st.Statement.IBAN
-		if iban == "" {
-			return nil, nil, errs.E(errs.Unprocessable, "statement %d of the file names no IBAN; upload the file to its bank account (POST /v1/bank-accounts/{id}/upload)", i+1)
-		}
-		a, ok := byIBAN[iban]
-		if !ok {
-			return nil, nil, errs.E(errs.BankAccountNotFound, "no bank account with IBAN %s (statement %d of the file); create it first", iban, i+1)
-		}
-		add(a, st)
-	}
-	return groups, order, nil
-}
-
-// statementResults pairs the parsed statements with what the store did.
-// A file imported before yields no stored statements: each is reported
-// as parsed, every entry skipped.
-func statementResults(stmts []ParsedStatement, r ImportResult) []bankv1.StatementResult {
-	out := make([]bankv1.StatementResult, len(stmts))
-	for i, st := range stmts {
-		sr := bankv1.StatementResult{Kind: st.Statement.Kind, StatementRef: st.Statement.ID, Entries: len(st.Entries),
-			Sum: money.Amount{Decimal: sum(st.Entries)}}
-		if st.Statement.IBAN != "" {
-			iban := st.Statement.IBAN
-			sr.IBAN = &iban
-		}
-		if o := st.Statement.Opening; o != nil {
-			sr.Opening = &money.Amount{Decimal: o.Amount}
-		}
-		if c := st.End.Closing; c != nil {
-			sr.Closing = &money.Amount{Decimal: c.Amount}
-		}
-		expected, _, mismatch := BalanceMismatch(st.Statement.Opening, st.End)
-		if sr.Opening != nil && sr.Closing != nil {
-			sr.ExpectedClosing = &money.Amount{Decimal: expected}
-		}
-		sr.BalanceMismatch = mismatch
-		if i < len(r.Statements) {
-			stored := r.Statements[i]
-			sr.ID = &stored.ID
-			sr.Imported, sr.SkippedDuplicates = stored.Imported, stored.SkippedDuplicates
-		} else {
-			sr.SkippedDuplicates = len(st.Entries)
-		}
-		out[i] = sr
-	}
-	return out
 }
 
 func sum(es []Entry) decimal.Decimal {
