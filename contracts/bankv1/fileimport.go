@@ -10,6 +10,20 @@ const (
 	SubjectImportsGet           = "bank.v1.imports.get"            // param id: GET /v1/bank-imports/{id}
 )
 
+// Statement file imports run as jobs on a work queue the bank owns, so
+// import workers can run apart from the API replicas.
+const (
+	StreamImports        = "BANK_IMPORTS"
+	ImportsFilter        = "cmd.bank.v1.>"
+	SubjectImportCommand = "cmd.bank.v1.import"
+)
+
+// ImportCommand asks an import worker to run one file job.
+type ImportCommand struct {
+	TenantID string `json:"tenant_id"`
+	JobID    string `json:"job_id"`
+}
+
 // MaxStatementFileBytes is the largest statement file (specification, Limits).
 const MaxStatementFileBytes = 50 << 20
 
@@ -54,17 +68,34 @@ type StatementResult struct {
 	BalanceMismatch   bool          `json:"balance_mismatch"`
 }
 
-// ImportJob is an import as a resource (GET /v1/bank-imports/{id}).
+// ImportJob is an import as a resource (GET /v1/bank-imports/{id}): a
+// JSON or file import (its batch_id), or a statement file job still
+// queued or running, done (Result) or failed (Error).
 type ImportJob struct {
-	ID                string     `json:"id"`
-	BankAccountID     string     `json:"bank_account_id"`
-	Source            string     `json:"source"`
-	State             string     `json:"state"` // running, done or failed
-	RowsDone          int        `json:"rows_done"`
-	TotalRows         int        `json:"total_rows"`
-	Imported          int        `json:"imported"`
-	SkippedDuplicates int        `json:"skipped_duplicates"`
-	Errors            []RowError `json:"errors"`
-	CreatedAt         string     `json:"created_at"`
-	FinishedAt        *string    `json:"finished_at"`
+	ID                string            `json:"id"`
+	BankAccountID     *string           `json:"bank_account_id"` // null while a job by IBAN has not found it
+	Source            *string           `json:"source"`          // null while a job has not read the file
+	State             string            `json:"state"`           // queued, running, done or failed
+	Result            *FileImportResult `json:"result"`
+	Error             *JobError         `json:"error"`
+	RowsDone          int               `json:"rows_done"`
+	TotalRows         int               `json:"total_rows"`
+	Imported          int               `json:"imported"`
+	SkippedDuplicates int               `json:"skipped_duplicates"`
+	Errors            []RowError        `json:"errors"`
+	CreatedAt         string            `json:"created_at"`
+	FinishedAt        *string           `json:"finished_at"`
+}
+
+// JobError is why a file job failed, as the API error would have said.
+type JobError struct {
+	Error   string        `json:"error"`
+	Code    string        `json:"code"`
+	Details []ErrorDetail `json:"details,omitempty"`
+}
+
+// ErrorDetail names one problem of a failed job.
+type ErrorDetail struct {
+	Field string `json:"field"`
+	Issue string `json:"issue"`
 }

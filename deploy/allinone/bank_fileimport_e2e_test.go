@@ -292,3 +292,61 @@ func happyMT940(f *fixture, tag string) []byte {
 func (f *fixture) bankImportID() string {
 	return f.p.must(200, "GET", "/v1/bank-transactions/"+f.bankTx, f.admin, nil).str("batch_id")
 }
+
+// TestBankFileImportJobs: a statement file import is a job of the import
+// workers; a call that does not wait for it (BANK_IMPORT_WAIT=0s) answers
+// 202 with the job, which is done or failed a little later with the result
+// or the error the file gets.
+func TestBankFileImportJobs(t *testing.T) {
+	p, admin, tenant := setup(t, env{"BANK_IMPORT_WAIT": "0s"}, "Warteschlange GmbH")
+	w := p.apiKey(admin, "bank:read", "bank:write")
+	acc := p.bankAccountFor(tenant, "DE82200400000001234567", "1800")
+
+	poll := func(id string) resp {
+		t.Helper()
+		var last resp
+		eventually(t, 20*time.Second, func() error {
+			last = p.must(200, "GET", "/v1/bank-imports/"+id, w, nil)
+			if s := last.str("state"); s != "done" && s != "failed" {
+				return fmt.Errorf("job %s", s)
+			}
+			return nil
+		})
+		return last
+	}
+	queued := p.upload(202, "/v1/bank-transactions/import-file", w, statementPart("commerzbank.sta", readStatement(t, "mt940/testdata/commerzbank.sta")))
+	if s := queued.str("state"); s != "queued" && s != "running" && s != "done" || queued.str("id") == "" {
+		t.Fatalf("202: %s", queued.Raw)
+	}
+	done := poll(queued.str("id"))
+	var job struct {
+		State         string     `json:"state"`
+		BankAccountID string     `json:"bank_account_id"`
+		Source        string     `json:"source"`
+		Imported      int        `json:"imported"`
+		Result        fileResult `json:"result"`
+	}
+	decodeJSON(t, done.Raw, &job)
+	if job.State != "done" || job.BankAccountID != acc || job.Source != "mt940" || job.Imported != 3 || job.Result.Imported != 3 ||
+		len(job.Result.Statements) != 2 || !job.Result.Statements[1].BalanceMismatch {
+		t.Fatalf("done job: %s", done.Raw)
+	}
+	if n, sum := p.bankTotals(acc); n != 3 || !sum.Equal(decimal.RequireFromString("900.10")) {
+		t.Fatalf("stored %d transactions summing %s", n, sum)
+	}
+	// The import the job wrote is a resource of its own.
+	if imp := p.must(200, "GET", "/v1/bank-imports/"+job.Result.BatchID, w, nil); imp.str("state") != "done" || imp.Body["imported"] != float64(3) {
+		t.Fatalf("import: %s", imp.Raw)
+	}
+
+	// A refused file: the job fails with the error the upload would get.
+	bad := p.upload(202, "/v1/bank-accounts/"+acc+"/upload", w, statementPart("x.xml", readStatement(t, "camt/testdata/camt053.v2.invalid.xml")))
+	failed := poll(bad.str("id"))
+	if failed.str("state") != "failed" || failed.str("error", "code") != "INVALID_INPUT" || failed.Body["result"] != nil {
+		t.Fatalf("failed job: %s", failed.Raw)
+	}
+	if n, _ := p.bankTotals(acc); n != 3 {
+		t.Fatalf("after the refused file %d transactions", n)
+	}
+	eventuallyUploadsEmpty(t, p)
+}

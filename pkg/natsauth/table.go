@@ -111,6 +111,12 @@ var (
 func init() {
 	b := Table["bank"]
 	b.Publish = append(append(b.Publish, uploadsRead...), uploadsDelete...)
+	// The statement import work queue, which the bank owns and consumes.
+	for _, s := range common("bank", []string{bankv1.StreamImports}, nil, []string{bankv1.ImportsFilter}, nil).Publish {
+		if !slices.Contains(b.Publish, s) {
+			b.Publish = append(b.Publish, s)
+		}
+	}
 	Table["bank"] = b
 }
 

@@ -10,6 +10,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/shopspring/decimal"
 
@@ -51,6 +52,7 @@ type FileImportStore interface {
 	// which writes it. run may be called again when the transaction is
 	// retried. The bank account must be the tenant's (NOT_FOUND).
 	ImportFile(ctx context.Context, tenantID, accountID string, imp ImportMeta, run func(add func(ParsedStatement) error) (FileParse, error)) (ImportResult, error)
+	FileJobStore
 	// ImportJob reads one import; an unknown id is NOT_FOUND.
 	ImportJob(ctx context.Context, tenantID, id string) (bankv1.ImportJob, error)
 	// FileImport is the id of the import that brought the file with this
@@ -62,6 +64,8 @@ type FileImportStore interface {
 type files struct {
 	uploads Uploads
 	parsers Parsers
+	queue   JobQueue
+	wait    time.Duration
 }
 
 // WithFiles lets the service import statement files from uploads.
@@ -142,22 +146,37 @@ func (f *fileSink) ReportRow(row int, field, issue string) {
 // and a retry imports nothing twice. A file for several accounts (found
 // by IBAN) is read once to find them and once per account.
 func (s *Service) ImportFile(ctx context.Context, tenantID, accountID string, in gatewayv1.UploadRequest) (bankv1.FileImportResult, error) {
+	return s.importFile(ctx, tenantID, accountID, in, true)
+}
+
+// checkUpload checks the gateway's description of an upload.
+func checkUpload(ref gatewayv1.UploadRef) error {
+	switch {
+	case ref.Bucket != gatewayv1.UploadsBucket || ref.Name == "" || !sha256Hex.MatchString(ref.SHA256):
+		return errs.Invalid("no uploaded file", errs.Field("file", "required"))
+	case ref.Size > bankv1.MaxStatementFileBytes:
+		return errs.E(errs.FileTooLarge, "statement files may have at most 50 MB")
+	case ref.Size == 0:
+		return errs.E(errs.EmptyFile, "the file is empty")
+	}
+	return nil
+}
+
+// importFile is ImportFile; drop deletes the object when the import is
+// done or refused (a job deletes it once its outcome is recorded).
+func (s *Service) importFile(ctx context.Context, tenantID, accountID string, in gatewayv1.UploadRequest, drop bool) (bankv1.FileImportResult, error) {
 	if s.files.uploads == nil {
 		return bankv1.FileImportResult{}, errs.E(errs.Unavailable, "statement files cannot be imported here")
 	}
 	ref := in.Upload
-	if ref.Bucket != gatewayv1.UploadsBucket || ref.Name == "" || !sha256Hex.MatchString(ref.SHA256) {
-		return bankv1.FileImportResult{}, errs.Invalid("no uploaded file", errs.Field("file", "required"))
+	if drop {
+		defer func() {
+			// The caller may be gone; the object must go all the same.
+			_ = s.files.uploads.Delete(context.WithoutCancel(ctx), ref.Bucket, ref.Name)
+		}()
 	}
-	defer func() {
-		// The caller may be gone; the object must go all the same.
-		_ = s.files.uploads.Delete(context.WithoutCancel(ctx), ref.Bucket, ref.Name)
-	}()
-	if ref.Size > bankv1.MaxStatementFileBytes {
-		return bankv1.FileImportResult{}, errs.E(errs.FileTooLarge, "statement files may have at most 50 MB")
-	}
-	if ref.Size == 0 {
-		return bankv1.FileImportResult{}, errs.E(errs.EmptyFile, "the file is empty")
+	if err := checkUpload(ref); err != nil {
+		return bankv1.FileImportResult{}, err
 	}
 
 	type target struct {
@@ -423,6 +442,9 @@ func sum(es []Entry) decimal.Decimal {
 func (s *Service) ImportJob(ctx context.Context, tenantID, id string) (bankv1.ImportJob, error) {
 	if !ValidID(id) {
 		return bankv1.ImportJob{}, errs.NotFoundf("import %s not found", id)
+	}
+	if j, found, err := s.store.FileJob(ctx, tenantID, id); err != nil || found {
+		return j, err
 	}
 	return s.store.ImportJob(ctx, tenantID, id)
 }

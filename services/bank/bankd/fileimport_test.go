@@ -86,7 +86,7 @@ func TestImportFileCrashAndRetry(t *testing.T) {
 		t.Fatalf("stored %d transactions, %d statements, %d imports", tx, stmts, imports)
 	}
 	job, err := store.ImportJob(ctx, tenant, r.ImportID)
-	if err != nil || job.State != "done" || job.RowsDone != 4 || job.Imported != 4 || job.Source != "mt940" {
+	if err != nil || job.State != "done" || job.RowsDone != 4 || job.Imported != 4 || job.Source == nil || *job.Source != "mt940" {
 		t.Fatalf("job %+v, %v", job, err)
 	}
 	if id, err := store.FileImport(ctx, tenant, acc, sha); err != nil || id != r.ImportID {

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -21,14 +22,16 @@ func (s *Store) ImportJob(ctx context.Context, tenantID, id string) (bankv1.Impo
 		created  time.Time
 		finished *time.Time
 	)
+	var acc, src string
 	err := db.InTenant(ctx, s.pool, tenantID, db.ReadOnly, func(tx pgx.Tx) error {
 		return tx.QueryRow(ctx, `SELECT id, bank_account_id, source, state, total_rows, imported, skipped_duplicates, errors, created_at, finished_at
 			FROM bank.imports WHERE tenant_id = $1 AND id = $2`, tenantID, id).
-			Scan(&j.ID, &j.BankAccountID, &j.Source, &j.State, &j.TotalRows, &j.Imported, &j.SkippedDuplicates, &errsJSON, &created, &finished)
+			Scan(&j.ID, &acc, &src, &j.State, &j.TotalRows, &j.Imported, &j.SkippedDuplicates, &errsJSON, &created, &finished)
 	})
 	if err = db.NotFound(err, "import %s not found", id); err != nil {
 		return bankv1.ImportJob{}, errs.Wrap("postgres.ImportJob", err)
 	}
+	j.BankAccountID, j.Source = &acc, &src
 	if err := json.Unmarshal(errsJSON, &j.Errors); err != nil || j.Errors == nil {
 		j.Errors = []bankv1.RowError{}
 	}
@@ -117,4 +120,133 @@ func (s *Store) ImportFile(ctx context.Context, tenantID, accountID string, imp 
 		return bank.ImportResult{}, errs.Wrap("postgres.ImportFile", err)
 	}
 	return res, nil
+}
+
+// CreateFileJob implements bank.Store.
+func (s *Store) CreateFileJob(ctx context.Context, tenantID string, j bank.FileJob) error {
+	up, err := json.Marshal(j.Upload)
+	if err != nil {
+		return err
+	}
+	var acc *string
+	if j.BankAccountID != "" {
+		acc = &j.BankAccountID
+	}
+	err = db.InTenant(ctx, s.pool, tenantID, db.ReadCommitted, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO bank.file_jobs (id, tenant_id, bank_account_id, upload, state) VALUES ($1, $2, $3, $4, 'queued')`,
+			j.ID, tenantID, acc, up)
+		return err
+	})
+	return errs.Wrap("postgres.CreateFileJob", err)
+}
+
+// ClaimFileJob implements bank.Store.
+func (s *Store) ClaimFileJob(ctx context.Context, tenantID, id string) (bank.FileJob, bool, error) {
+	j := bank.FileJob{ID: id}
+	var (
+		acc *string
+		up  []byte
+	)
+	err := db.InTenant(ctx, s.pool, tenantID, db.ReadCommitted, func(tx pgx.Tx) error {
+		return tx.QueryRow(ctx, `UPDATE bank.file_jobs SET state = 'running', attempts = attempts + 1, updated_at = now()
+			WHERE tenant_id = $1 AND id = $2 AND state IN ('queued', 'running') RETURNING bank_account_id, upload`, tenantID, id).Scan(&acc, &up)
+	})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return j, false, nil
+	}
+	if err != nil {
+		return j, false, errs.Wrap("postgres.ClaimFileJob", err)
+	}
+	if acc != nil {
+		j.BankAccountID = *acc
+	}
+	if err := json.Unmarshal(up, &j.Upload); err != nil {
+		return j, false, errs.Wrap("postgres.ClaimFileJob: upload", err)
+	}
+	return j, true, nil
+}
+
+// FinishFileJob implements bank.Store.
+func (s *Store) FinishFileJob(ctx context.Context, tenantID, id string, res *bankv1.FileImportResult, jerr *bankv1.JobError) error {
+	state, result, failure := "done", []byte(nil), []byte(nil)
+	var err error
+	if res != nil {
+		if result, err = json.Marshal(res); err != nil {
+			return err
+		}
+	}
+	if jerr != nil {
+		state = "failed"
+		if failure, err = json.Marshal(jerr); err != nil {
+			return err
+		}
+	}
+	err = db.InTenant(ctx, s.pool, tenantID, db.ReadCommitted, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `UPDATE bank.file_jobs SET state = $3, result = $4, error = $5, updated_at = now(), finished_at = now()
+			WHERE tenant_id = $1 AND id = $2`, tenantID, id, state, result, failure)
+		return err
+	})
+	return errs.Wrap("postgres.FinishFileJob", err)
+}
+
+// FileJob implements bank.Store.
+func (s *Store) FileJob(ctx context.Context, tenantID, id string) (bankv1.ImportJob, bool, error) {
+	j := bankv1.ImportJob{ID: id, Errors: []bankv1.RowError{}}
+	var (
+		acc              *string
+		result, failure  []byte
+		created, updated time.Time
+		finished         *time.Time
+	)
+	err := db.InTenant(ctx, s.pool, tenantID, db.ReadOnly, func(tx pgx.Tx) error {
+		return tx.QueryRow(ctx, `SELECT bank_account_id, state, result, error, created_at, updated_at, finished_at FROM bank.file_jobs WHERE tenant_id = $1 AND id = $2`,
+			tenantID, id).Scan(&acc, &j.State, &result, &failure, &created, &updated, &finished)
+	})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return j, false, nil
+	}
+	if err != nil {
+		return j, false, errs.Wrap("postgres.FileJob", err)
+	}
+	j.BankAccountID = acc
+	if result != nil {
+		var r bankv1.FileImportResult
+		if err := json.Unmarshal(result, &r); err != nil {
+			return j, false, errs.Wrap("postgres.FileJob: result", err)
+		}
+		j.Result = &r
+		j.BankAccountID = &r.BankAccountID
+		src := sourceOfFormat(r.Format)
+		j.Source = &src
+		j.TotalRows, j.Imported, j.SkippedDuplicates = r.TotalRows, r.Imported, r.SkippedDuplicates
+		j.RowsDone = r.TotalRows
+		for _, e := range r.Errors {
+			j.Errors = append(j.Errors, bankv1.RowError{Index: e.Row, Field: e.Field, Issue: e.Issue})
+		}
+	}
+	if failure != nil {
+		var e bankv1.JobError
+		if err := json.Unmarshal(failure, &e); err != nil {
+			return j, false, errs.Wrap("postgres.FileJob: error", err)
+		}
+		j.Error = &e
+	}
+	j.CreatedAt = created.UTC().Format(time.RFC3339Nano)
+	if finished != nil {
+		f := finished.UTC().Format(time.RFC3339Nano)
+		j.FinishedAt = &f
+	}
+	return j, true, nil
+}
+
+// sourceOfFormat: the file formats are the import sources of their name.
+func sourceOfFormat(f string) string { return f }
+
+// DropFileJob implements bank.Store.
+func (s *Store) DropFileJob(ctx context.Context, tenantID, id string) error {
+	err := db.InTenant(ctx, s.pool, tenantID, db.ReadCommitted, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `DELETE FROM bank.file_jobs WHERE tenant_id = $1 AND id = $2 AND state = 'failed'`, tenantID, id)
+		return err
+	})
+	return errs.Wrap("postgres.DropFileJob", err)
 }
