@@ -65,6 +65,9 @@ func (g *Gateway) readRequest(w http.ResponseWriter, r *http.Request, rt *route)
 	if r.Body == nil || r.ContentLength == 0 && r.Method == http.MethodGet {
 		return req, nil
 	}
+	if rt.Flags&LargeUpload != 0 {
+		return g.readLargeUpload(r, rt, req)
+	}
 	upload := rt.Flags&Upload != 0
 	limit := g.cfg.MaxBodyBytes
 	if upload {

@@ -43,7 +43,12 @@ type Config struct {
 	CredentialTTL             time.Duration // default 5s
 	MaxBodyBytes              int64         // default 1 MiB
 	MaxUploadBytes            int64         // multipart uploads; default 11 MiB (10 MB file plus form)
-	RequestTimeout            time.Duration // default 30s
+	// MaxLargeUploadBytes bounds the file of a LargeUpload route; default
+	// 50 MiB (a statement file). UploadReplicas is the uploads bucket's
+	// replica count (NATS_STREAM_REPLICAS), default 1.
+	MaxLargeUploadBytes int64
+	UploadReplicas      int
+	RequestTimeout      time.Duration // default 30s
 	// WriteTimeout is the deadline to write one chunk of a streamed
 	// response, renewed per chunk; default 120s, the server's own.
 	WriteTimeout time.Duration
@@ -77,6 +82,9 @@ func (c *Config) defaults() {
 	}
 	if c.MaxUploadBytes <= 0 {
 		c.MaxUploadBytes = 11 << 20
+	}
+	if c.MaxLargeUploadBytes <= 0 {
+		c.MaxLargeUploadBytes = 50 << 20
 	}
 	if c.RequestTimeout <= 0 {
 		c.RequestTimeout = 30 * time.Second
@@ -112,6 +120,7 @@ type Gateway struct {
 	tools   map[string]*mcpTool
 	handler http.Handler
 	sub     *nats.Subscription
+	uploads uploadBucket
 	// limiterWarned is when the last limiter outage was logged (UnixNano).
 	limiterWarned atomic.Int64
 }

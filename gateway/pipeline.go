@@ -107,7 +107,12 @@ func (g *Gateway) call(ctx context.Context, x *exchange, build func() (req *nats
 		return nil, err
 	}
 	// The input boundary: nothing the document refuses reaches a service.
-	if err := x.route.op.CheckRequest(req.Params, req.Query, req.ContentType, req.Body); err != nil {
+	// A large upload's form was checked part by part as it streamed.
+	if x.route.Flags&LargeUpload != 0 {
+		if err := x.route.op.CheckParams(req.Params, req.Query); err != nil {
+			return nil, err
+		}
+	} else if err := x.route.op.CheckRequest(req.Params, req.Query, req.ContentType, req.Body); err != nil {
 		return nil, err
 	}
 	if x.route.Flags&LoginLimited != 0 {

@@ -46,6 +46,10 @@ const (
 	// operator deactivating a tenant, too rare to be worth more): they
 	// change the epoch of every tenant.
 	RevokesAny
+	// LargeUpload routes take a multipart form whose file may exceed a NATS
+	// message (MaxLargeUploadBytes): the gateway streams the file into the
+	// uploads bucket and sends the service a gatewayv1.UploadRequest.
+	LargeUpload
 )
 
 // Routes lists every /v1 route, one line each. contracts/openapi.yaml
@@ -123,6 +127,9 @@ var Routes = []Route{
 	{"GET", "/v1/bank-accounts/{id}/reconciliation", "bank:read", bankv1.SubjectAccountsReconciliation, 0},
 	{"GET", "/v1/bank-accounts/balance-history", "bank:read", bankv1.SubjectAccountsBalanceHistory, 0},
 	{"GET", "/v1/bank-transactions/suggestions", "bank:read", bankv1.SubjectSuggestions, 0},
+	{"POST", "/v1/bank-accounts/{id}/upload", "bank:write", bankv1.SubjectStatementsUpload, LargeUpload},
+	{"POST", "/v1/bank-transactions/import-file", "bank:write", bankv1.SubjectStatementsImportFile, LargeUpload},
+	{"GET", "/v1/bank-imports/{id}", "bank:read", bankv1.SubjectImportsGet, 0},
 
 	{"GET", "/v1/periods", "perioden:read", periodsv1.SubjectList, 0},
 	{"POST", "/v1/periods/{period}/soft-lock", "perioden:write", periodsv1.SubjectSoftLock, 0},

@@ -144,6 +144,8 @@ var tools = []tool{
 			"period":          str("optional month YYYY-MM: only transactions booked in it"),
 			"limit":           integer("1 to 1000, default 100: the most suggestions in the answer"),
 		})},
+	{"get_bank_import", "One import of bank transactions (JSON or statement file): its state, rows done, imported and skipped counts and refused rows; batch_id of an import result is its id.", "GET /v1/bank-imports/{id}",
+		obj([]string{"id"}, map[string]any{"id": str("import id (UUID), the batch_id of an import result")})},
 	{"list_periods", "Accounting periods with their lock status and booking counts.", "GET /v1/periods", obj(nil, map[string]any{})},
 	{"soft_lock_period", "Soft-lock a month (YYYY-MM): no postings until reopened.", "POST /v1/periods/{period}/soft-lock",
 		obj([]string{"period"}, map[string]any{"period": str("YYYY-MM")})},

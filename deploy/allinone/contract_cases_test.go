@@ -425,6 +425,13 @@ var happyCases = map[string][]happyCase{
 		}},
 		{name: "default", build: func(f *fixture) happyReq { return getAs(f, qs("bank_account_id", f.bankAccount)) }},
 	},
+	"uploadBankStatement": {{build: func(f *fixture) happyReq {
+		return f.as(happyReq{params: pathID("id", f.bankAccount), multipart: []part{statementPart("auszug.sta", happyMT940(f, "upload"))}})
+	}}},
+	"importBankStatementFile": {{build: func(f *fixture) happyReq {
+		return f.as(happyReq{multipart: []part{statementPart("auszug.sta", happyMT940(f, "by-iban"))}})
+	}}},
+	"getBankImport": {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.bankImportID())}) }}},
 
 	// Periods and closing.
 	"listPeriods":            {{build: func(f *fixture) happyReq { return getAs(f, nil) }}},

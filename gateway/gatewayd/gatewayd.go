@@ -60,6 +60,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	if c.StreamReplicas, err = natsx.ParseReplicas(getenv("NATS_STREAM_REPLICAS")); err != nil {
 		return c, fmt.Errorf("gatewayd: %w", err)
 	}
+	c.Gateway.UploadReplicas = c.StreamReplicas
 	ints := []struct {
 		name string
 		dst  *int

@@ -76,6 +76,7 @@ var Table = map[string]Permissions{
 			"$SRV.PING." + identityv1.ServiceName,
 		}, []string{identityv1.EventsFilter})
 		p.PublishDeny = slices.Clone(internal)
+		p.Publish = append(p.Publish, uploadsWrite...)
 		return p
 	}(),
 	"identity": service("identity", []string{identityv1.StreamEvents, identityv1.StreamMail}, []string{gatewayv1.StreamCalls},
@@ -94,6 +95,31 @@ var Table = map[string]Permissions{
 	"bank": service("bank", []string{bankv1.StreamEvents}, []string{ledgerv1.StreamEvents},
 		[]string{bankv1.EventsFilter}, ledgerv1.SubjectPost, ledgerv1.SubjectReviewCreate, ledgerv1.SubjectAccountGet,
 		ledgerv1.SubjectJournalReverse, ledgerv1.SubjectAccountBalance),
+}
+
+// The uploads bucket (gatewayv1.UploadsBucket, JetStream stream
+// OBJ_UPLOADS): the gateway creates it and puts files in; the bank reads
+// and deletes them (a delete writes a meta message and purges the chunks).
+var (
+	uploadsStream = "OBJ_" + gatewayv1.UploadsBucket
+	uploadsRead   = []string{"$JS.API.STREAM.INFO." + uploadsStream, "$JS.API.DIRECT.GET." + uploadsStream + ".>",
+		"$JS.API.STREAM.MSG.GET." + uploadsStream, "$JS.API.CONSUMER.*." + uploadsStream, "$JS.API.CONSUMER.*." + uploadsStream + ".>",
+		"$JS.FC." + uploadsStream + ".>"}
+	uploadsDelete = []string{"$O." + gatewayv1.UploadsBucket + ".M.>", "$JS.API.STREAM.PURGE." + uploadsStream}
+	uploadsWrite  = append(append([]string{"$JS.API.STREAM.CREATE." + uploadsStream, "$JS.API.STREAM.UPDATE." + uploadsStream,
+		"$O." + gatewayv1.UploadsBucket + ".C.>"}, uploadsRead...), uploadsDelete...)
+)
+
+func init() {
+	b := Table["bank"]
+	b.Publish = append(append(b.Publish, uploadsRead...), uploadsDelete...)
+	// The statement import work queue, which the bank owns and consumes.
+	for _, s := range common("bank", []string{bankv1.StreamImports}, nil, []string{bankv1.ImportsFilter}, nil).Publish {
+		if !slices.Contains(b.Publish, s) {
+			b.Publish = append(b.Publish, s)
+		}
+	}
+	Table["bank"] = b
 }
 
 // Names lists the users of Table, sorted.

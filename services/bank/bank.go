@@ -43,6 +43,7 @@ type Store interface {
 	TransactionStore
 	FiguresStore
 	SuggestionStore
+	FileImportStore
 }
 
 // Chart is what the bank asks the ledger about its chart of accounts;
@@ -58,6 +59,7 @@ type Chart interface {
 type Service struct {
 	store Store
 	chart Chart
+	files files
 }
 
 // New returns a Service on store that checks linked accounts in chart.

@@ -22,12 +22,22 @@ func Service(func(string) string) (daemon.Service, error) {
 	return daemon.Service{
 		Name:    "bank",
 		DB:      postgres.Schema,
-		Streams: []natsx.Stream{{Name: bankv1.StreamEvents, Subjects: []string{bankv1.EventsFilter}}},
+		Streams: []natsx.Stream{{Name: bankv1.StreamEvents, Subjects: []string{bankv1.EventsFilter}}, ImportStream},
 		Build: func(_ context.Context, env daemon.Env) (daemon.Parts, error) {
 			store := postgres.New(env.Pool)
-			return daemon.Parts{Routes: append(Routes(bank.New(store, ledgerv1.Client{C: env.Client})),
-				ReconcileRoutes(bank.NewReconciler(store, Ledger{C: ledgerv1.Client{C: env.Client}}))...),
-				Consumers: []natsx.Consumer{OpenItems(bank.NewOpenItems(store))}}, nil
+			svc := bank.New(store, ledgerv1.Client{C: env.Client})
+			workers, wait, err := ImportConfig(env.Getenv)
+			if err != nil {
+				return daemon.Parts{}, err
+			}
+			svc.WithFiles(&Uploads{JS: env.JS}, Parsers()).WithJobs(JobQueue{JS: env.JS}, wait)
+			consumers := []natsx.Consumer{OpenItems(bank.NewOpenItems(store))}
+			if workers > 0 {
+				consumers = append(consumers, ImportJobs(svc, workers))
+			}
+			routes := append(Routes(svc), FileRoutes(svc)...)
+			routes = append(routes, ReconcileRoutes(bank.NewReconciler(store, Ledger{C: ledgerv1.Client{C: env.Client}}))...)
+			return daemon.Parts{Routes: routes, Consumers: consumers}, nil
 		},
 	}, nil
 }

@@ -1,0 +1,192 @@
+package bankd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/ledgerplatform/ledger/contracts/bankv1"
+	"github.com/ledgerplatform/ledger/contracts/gatewayv1"
+	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/natsx"
+	"github.com/ledgerplatform/ledger/services/bank"
+	"github.com/ledgerplatform/ledger/services/bank/camt"
+	"github.com/ledgerplatform/ledger/services/bank/csvimport"
+	"github.com/ledgerplatform/ledger/services/bank/mt940"
+)
+
+// FileRoutes are the routes of statement file import: 201 with the
+// result when the job is done within the wait, else 202 with the job.
+func FileRoutes(svc *bank.Service) []natsx.Route {
+	answer := func(res *bankv1.FileImportResult, job *bankv1.ImportJob, err error) (*natsx.Response, error) {
+		switch {
+		case err != nil:
+			return nil, err
+		case job != nil:
+			return &natsx.Response{Status: 202, Body: job}, nil
+		}
+		return natsx.Created(res), nil
+	}
+	return []natsx.Route{
+		{Subject: bankv1.SubjectStatementsUpload, Decode: withID[gatewayv1.UploadRequest], Endpoint: natsx.Typed(func(ctx context.Context, r idBody[gatewayv1.UploadRequest]) (*natsx.Response, error) {
+			return answer(svc.SubmitFile(ctx, natsx.Claims(ctx).TenantID, r.ID, r.Body))
+		})},
+		{Subject: bankv1.SubjectStatementsImportFile, Decode: natsx.JSON[gatewayv1.UploadRequest], Endpoint: natsx.Typed(func(ctx context.Context, in gatewayv1.UploadRequest) (*natsx.Response, error) {
+			return answer(svc.SubmitFile(ctx, natsx.Claims(ctx).TenantID, "", in))
+		})},
+		{Subject: bankv1.SubjectImportsGet, Decode: param("id"), Endpoint: natsx.Typed(func(ctx context.Context, id string) (bankv1.ImportJob, error) {
+			return svc.ImportJob(ctx, natsx.Claims(ctx).TenantID, id)
+		})},
+	}
+}
+
+// ImportStream is the work queue of statement file jobs, which the bank
+// owns.
+var ImportStream = natsx.Stream{Name: bankv1.StreamImports, Subjects: []string{bankv1.ImportsFilter}, WorkQueue: true,
+	MaxAge: 24 * time.Hour, Duplicates: time.Minute}
+
+// ImportWorker is the durable consumer of the import job queue.
+const ImportWorker = "bank-import-worker"
+
+// JobQueue publishes import commands, the job id as message id.
+type JobQueue struct{ JS jetstream.JetStream }
+
+// Enqueue implements bank.JobQueue.
+func (q JobQueue) Enqueue(ctx context.Context, cmd bankv1.ImportCommand) error {
+	b, err := json.Marshal(cmd)
+	if err != nil {
+		return err
+	}
+	_, err = q.JS.Publish(ctx, bankv1.SubjectImportCommand, b, jetstream.WithMsgID(cmd.JobID))
+	return err
+}
+
+// ImportJobs is the import workers' consumer: each worker runs one job at
+// a time; a job that failed inside (not a refused file) comes back after
+// RetryDelay.
+func ImportJobs(svc *bank.Service, workers int) natsx.Consumer {
+	return natsx.Consumer{
+		Stream: bankv1.StreamImports, Durable: ImportWorker, Filter: bankv1.SubjectImportCommand,
+		Workers: workers, RetryDelay: 2 * time.Second, AckWait: time.Minute,
+		Handle: natsx.Each(func(ctx context.Context, m jetstream.Msg) error {
+			var cmd bankv1.ImportCommand
+			if err := json.Unmarshal(m.Data(), &cmd); err != nil || cmd.JobID == "" || cmd.TenantID == "" {
+				return fmt.Errorf("%w: malformed import command: %v", natsx.ErrPoison, err)
+			}
+			return svc.RunFileJob(ctx, cmd.TenantID, cmd.JobID)
+		}),
+	}
+}
+
+// ImportConfig reads BANK_IMPORT_WORKERS (import workers in this process,
+// default 2; 0 leaves the jobs to a deployment of workers) and
+// BANK_IMPORT_WAIT (how long a request waits for its job before it
+// answers 202, default 10s).
+func ImportConfig(getenv func(string) string) (workers int, wait time.Duration, err error) {
+	workers, wait = 2, 10*time.Second
+	if s := getenv("BANK_IMPORT_WORKERS"); s != "" {
+		if workers, err = strconv.Atoi(s); err != nil || workers < 0 || workers > 64 {
+			return 0, 0, fmt.Errorf("BANK_IMPORT_WORKERS must be an integer from 0 to 64, not %q", s)
+		}
+	}
+	if s := getenv("BANK_IMPORT_WAIT"); s != "" {
+		if wait, err = time.ParseDuration(s); err != nil || wait < 0 || wait > 25*time.Second {
+			return 0, 0, fmt.Errorf("BANK_IMPORT_WAIT must be a duration up to 25s (the gateway waits 30s), not %q", s)
+		}
+	}
+	return workers, wait, nil
+}
+
+// Parsers are the statement parsers of the bank.
+func Parsers() bank.Parsers {
+	return bank.Parsers{
+		CAMT:  camt.Parse,
+		MT940: mt940.Parse,
+		CSV: func(r io.Reader, sink bank.Sink) error {
+			return csvimport.Parse(r, csvSink{sink})
+		},
+		CSVMissing: func(err error) (string, bool) {
+			var m *csvimport.MissingColumnsError
+			if !errors.As(err, &m) {
+				return "", false
+			}
+			if len(m.Missing) == 0 {
+				return "no header row found", true
+			}
+			parts := make([]string, len(m.Missing))
+			for i, c := range m.Missing {
+				parts[i] = c.What + " (expected one of " + strings.Join(c.Expected, ", ") + ")"
+			}
+			return strings.Join(parts, "; "), true
+		},
+	}
+}
+
+// csvSink hands the rows the CSV parser leaves out to the import.
+type csvSink struct{ bank.Sink }
+
+func (c csvSink) RowError(e csvimport.RowError) error {
+	if r, ok := c.Sink.(bank.RowErrorReporter); ok {
+		issue := e.Reason
+		if e.Value != "" {
+			issue = fmt.Sprintf("%q %s", e.Value, e.Reason)
+		}
+		r.ReportRow(e.Row, e.Field, issue)
+	}
+	return nil
+}
+
+// Uploads reads the gateway's uploads bucket.
+type Uploads struct {
+	JS jetstream.JetStream
+
+	mu  sync.Mutex
+	obs jetstream.ObjectStore
+}
+
+func (u *Uploads) store(ctx context.Context, bucket string) (jetstream.ObjectStore, error) {
+	if bucket != gatewayv1.UploadsBucket {
+		return nil, errs.Invalid("unknown uploads bucket", errs.Field("file", "unknown bucket"))
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.obs != nil {
+		return u.obs, nil
+	}
+	obs, err := u.JS.ObjectStore(ctx, bucket)
+	if err != nil {
+		return nil, err
+	}
+	u.obs = obs
+	return obs, nil
+}
+
+// Open implements bank.Uploads.
+func (u *Uploads) Open(ctx context.Context, bucket, name string) (io.ReadCloser, error) {
+	obs, err := u.store(ctx, bucket)
+	if err != nil {
+		return nil, err
+	}
+	r, err := obs.Get(ctx, name)
+	if errors.Is(err, jetstream.ErrObjectNotFound) {
+		return nil, errs.Invalid("the uploaded file is gone; send it again", errs.Field("file", "expired"))
+	}
+	return r, err
+}
+
+// Delete implements bank.Uploads.
+func (u *Uploads) Delete(ctx context.Context, bucket, name string) error {
+	obs, err := u.store(ctx, bucket)
+	if err != nil {
+		return err
+	}
+	return obs.Delete(ctx, name)
+}
