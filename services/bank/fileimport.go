@@ -358,7 +358,7 @@ func (s *Service) readFile(ctx context.Context, ref gatewayv1.UploadRef, sink Si
 		return "", errs.Wrap("bank.ImportFile: open upload", err)
 	}
 	defer rc.Close()
-	br := bufio.NewReaderSize(rc, 64<<10)
+	br := bufio.NewReaderSize(sourceReader{rc}, 64<<10)
 	head, err := br.Peek(sniffSize)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return "", errs.Wrap("bank.ImportFile: read upload", err)
@@ -420,6 +420,11 @@ func (s *Service) parseError(format string, err error) error {
 	if errors.As(err, &e) && e.Code != errs.Internal && e.Code != "" {
 		return e
 	}
+	var src sourceError
+	if errors.As(err, &src) {
+		// Reading the stored upload failed: not the file's fault.
+		return errs.Wrap("bank.ImportFile: read upload", errs.E(errs.Unavailable, "the uploaded file could not be read; send it again"))
+	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return errs.Wrap("bank.ImportFile: parse", err)
 	}
@@ -448,3 +453,20 @@ func (s *Service) ImportJob(ctx context.Context, tenantID, id string) (bankv1.Im
 	}
 	return s.store.ImportJob(ctx, tenantID, id)
 }
+
+// sourceReader marks the errors of reading the stored upload, so a
+// parser's "read failed" is never answered as a broken file.
+type sourceReader struct{ r io.Reader }
+
+func (s sourceReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = sourceError{err}
+	}
+	return n, err
+}
+
+type sourceError struct{ err error }
+
+func (e sourceError) Error() string { return "reading the upload: " + e.err.Error() }
+func (e sourceError) Unwrap() error { return e.err }

@@ -283,26 +283,29 @@ func (s *scanner) readStart() (xml.Token, error) {
 	s.text = s.text[:0]
 	var quote byte
 	for {
-		c, err := s.r.ReadByte()
-		if err != nil {
+		chunk, err := s.r.ReadSlice('>')
+		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
 			return nil, s.syntax("unexpected EOF")
 		}
-		if quote == 0 && c == '>' {
-			break
+		for _, c := range chunk {
+			switch {
+			case quote != 0 && c == quote:
+				quote = 0
+			case quote == 0 && (c == '"' || c == '\''):
+				quote = c
+			}
 		}
-		switch {
-		case quote != 0 && c == quote:
-			quote = 0
-		case quote == 0 && (c == '"' || c == '\''):
-			quote = c
-		case c == '\n':
-			s.line++
-		}
-		if len(s.text) >= maxNode {
+		if len(s.text)+len(chunk) > maxNode {
 			return nil, s.syntax("tag longer than 1 MiB")
 		}
-		s.text = append(s.text, c)
+		s.text = append(s.text, chunk...)
+		if err == nil && quote == 0 {
+			// The '>' that ended the chunk is outside quotes: the tag's end.
+			s.text = s.text[:len(s.text)-1]
+			break
+		}
 	}
+	s.line += bytes.Count(s.text, []byte{'\n'})
 	body := s.text
 	selfClosing := len(body) > 0 && body[len(body)-1] == '/'
 	if selfClosing {
