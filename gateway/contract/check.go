@@ -8,7 +8,6 @@ import (
 	"io"
 	"math/big"
 	"mime"
-	"mime/multipart"
 	"net/url"
 	"slices"
 	"strconv"
@@ -32,14 +31,7 @@ const maxDetails = 20
 // is strict JSON or a multipart form valid for the request schema. A
 // refusal is an *errs.Error; nil means the request is as documented.
 func (o *Operation) CheckRequest(params, query url.Values, contentType string, body []byte) error {
-	for name, vs := range params {
-		for _, v := range vs {
-			if checkText(v, false) != "" {
-				return errs.NotFoundf("no %s %q", name, strings.ToValidUTF8(v, "?"))
-			}
-		}
-	}
-	if err := o.checkQuery(query); err != nil {
+	if err := o.CheckParams(params, query); err != nil {
 		return err
 	}
 	return o.checkBody(contentType, body)
@@ -132,7 +124,11 @@ func (o *Operation) checkBody(contentType string, body []byte) error {
 		if empty {
 			return errs.Invalid("request body required", errs.Field("file", "required"))
 		}
-		return o.form.check(o.body, contentType, body)
+		_, err := o.StreamForm(contentType, bytes.NewReader(body), func(p FilePart) error {
+			_, err := io.Copy(io.Discard, p.R)
+			return err
+		})
+		return err
 	}
 	if empty {
 		if o.bodyReq {
@@ -187,105 +183,6 @@ func compileForm(c *jsonschema.Compiler, doc map[string]any, loc string) (*form,
 		f.fields[name] = ff
 	}
 	return f, nil
-}
-
-// check reads the form part by part: every part is a documented field,
-// given once, with a text name and value; file parts are typed as the
-// document allows; text values are converted to their schema's type, and
-// the fields together must satisfy the request schema.
-func (f *form) check(schema *jsonschema.Schema, contentType string, body []byte) error {
-	_, ps, err := mime.ParseMediaType(contentType)
-	if err != nil || ps["boundary"] == "" {
-		return errs.E(errs.UnsupportedMedia, "send multipart/form-data with a boundary")
-	}
-	r := multipart.NewReader(bytes.NewReader(body), ps["boundary"])
-	inst := map[string]any{}
-	var details []errs.Detail
-	for n := 0; ; n++ {
-		part, err := r.NextPart()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return errs.Invalid("malformed multipart body", errs.Field("", "could not read the form"))
-		}
-		if n >= f.maxParts {
-			return errs.Invalid("too many form parts", errs.Field("", fmt.Sprintf("at most %d parts", f.maxParts)))
-		}
-		name := part.FormName()
-		if issue := checkText(name, false); issue != "" {
-			return errs.Invalid("invalid form field name", errs.Field("", issue))
-		}
-		ff, ok := f.fields[name]
-		switch {
-		case !ok:
-			details = append(details, errs.Field(name, "unknown field"))
-			continue
-		case inst[name] != nil:
-			details = append(details, errs.Field(name, "must be given once"))
-			continue
-		}
-		if ff.file {
-			if d := f.checkFile(name, ff, part); d != nil {
-				details = append(details, *d)
-			}
-			inst[name] = "file"
-			continue
-		}
-		val, err := io.ReadAll(io.LimitReader(part, 1<<20+1))
-		if err != nil {
-			return errs.Invalid("malformed multipart body", errs.Field(name, "could not read the field"))
-		}
-		if len(val) > 1<<20 {
-			details = append(details, errs.Field(name, "at most 1 MiB"))
-			continue
-		}
-		s := string(val)
-		if issue := checkText(s, true); issue != "" {
-			details = append(details, errs.Field(name, issue))
-			continue
-		}
-		if ff.jsonContent != nil {
-			v, err := DecodeJSON(val)
-			if err != nil {
-				details = append(details, prefixDetails(errs.As(err).Details, name)...)
-			} else if err := ff.jsonContent.Validate(v); err != nil {
-				details = append(details, validationDetails(err, name)...)
-			}
-			inst[name] = s
-			continue
-		}
-		v, ok := scalarValue(s, ff.kind)
-		if !ok {
-			details = append(details, errs.Field(name, "must be "+article(ff.kind)))
-			continue
-		}
-		inst[name] = v
-	}
-	if len(details) == 0 {
-		if err := schema.Validate(inst); err != nil {
-			details = validationDetails(err, "")
-		}
-	}
-	return refusal("invalid form", details)
-}
-
-func (f *form) checkFile(name string, ff formField, part *multipart.Part) *errs.Detail {
-	defer io.Copy(io.Discard, part)
-	fn := part.FileName()
-	if fn == "" {
-		d := errs.Field(name, "must be a file part with a file name")
-		return &d
-	}
-	if issue := checkText(fn, false); issue != "" {
-		d := errs.Field(name, "file name "+issue)
-		return &d
-	}
-	if len(fn) > 255 {
-		d := errs.Field(name, "file name at most 255 bytes")
-		return &d
-	}
-	return nil
 }
 
 // CheckResponse checks an answer against the operation: the status is

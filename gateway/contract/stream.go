@@ -31,10 +31,14 @@ type FilePart struct {
 	R                            io.Reader
 }
 
-// StreamForm checks a multipart body as CheckRequest does, part by part,
-// without holding it: each file part goes to file as a stream while the
-// form is read (file must read it to its end or fail). It returns the text
-// fields. An error from file is returned as it is.
+// StreamForm reads a multipart body part by part without holding it:
+// every part is a documented field, given once, with a text name and
+// value; a file part needs a file name that is text and goes to file as a
+// stream (file must read it to its end or fail); text values are converted
+// to their schema's type, a JSON text field is read strictly and checked
+// against its contentSchema, and the fields together must satisfy the
+// request schema. It returns the text fields. An error from file is
+// returned as it is. CheckRequest checks a form held in memory with it.
 func (o *Operation) StreamForm(contentType string, body io.Reader, file func(FilePart) error) (map[string]string, error) {
 	if o.bodyType != "multipart/form-data" {
 		return nil, errs.E(errs.UnsupportedMedia, "this operation takes no form")
@@ -111,6 +115,16 @@ func (o *Operation) StreamForm(contentType string, body io.Reader, file func(Fil
 		s := string(val)
 		if issue := checkText(s, true); issue != "" {
 			details = append(details, errs.Field(name, issue))
+			continue
+		}
+		if ff.jsonContent != nil {
+			v, err := DecodeJSON(val)
+			if err != nil {
+				details = append(details, prefixDetails(errs.As(err).Details, name)...)
+			} else if err := ff.jsonContent.Validate(v); err != nil {
+				details = append(details, validationDetails(err, name)...)
+			}
+			inst[name], texts[name] = s, s
 			continue
 		}
 		v, ok := scalarValue(s, ff.kind)
