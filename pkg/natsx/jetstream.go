@@ -2,6 +2,7 @@ package natsx
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -301,6 +302,16 @@ func (w *worker) handle(ctx context.Context, msgs []jetstream.Msg) {
 			_ = m.NakWithDelay(w.c.RetryDelay)
 		}
 	}
+}
+
+// TenantKey is a Consumer.Key for events whose JSON carries tenant_id: the
+// events of one tenant stay in order on one worker.
+func TenantKey(m jetstream.Msg) string {
+	var ev struct {
+		TenantID string `json:"tenant_id"`
+	}
+	_ = json.Unmarshal(m.Data(), &ev)
+	return ev.TenantID
 }
 
 // EventID is the message's Nats-Msg-Id (the producer's event id), or its

@@ -27,13 +27,7 @@ func OpenItems(svc *bank.OpenItems) natsx.Consumer {
 	return natsx.Consumer{
 		Stream: ledgerv1.StreamEvents, Durable: OpenItemsConsumer, Filter: ledgerv1.EventIntentPosted,
 		Workers: 2, Batch: 256, MaxAckPending: 2048,
-		Key: func(m jetstream.Msg) string {
-			var ev struct {
-				TenantID string `json:"tenant_id"`
-			}
-			_ = json.Unmarshal(m.Data(), &ev)
-			return ev.TenantID
-		},
+		Key: natsx.TenantKey,
 		Handle: func(ctx context.Context, msgs []jetstream.Msg) error {
 			var order []string
 			groups := map[string][]bank.PostedIntent{}

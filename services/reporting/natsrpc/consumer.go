@@ -29,13 +29,7 @@ func Balances(svc *reporting.Service) natsx.Consumer {
 	return natsx.Consumer{
 		Stream: ledgerv1.StreamEvents, Durable: BalancesConsumer, Filter: ledgerv1.EventIntentPosted,
 		Workers: 4, Batch: 256, MaxAckPending: 8192,
-		Key: func(m jetstream.Msg) string {
-			var ev struct {
-				TenantID string `json:"tenant_id"`
-			}
-			_ = json.Unmarshal(m.Data(), &ev)
-			return ev.TenantID
-		},
+		Key: natsx.TenantKey,
 		Handle: func(ctx context.Context, msgs []jetstream.Msg) error {
 			var order []string
 			groups := map[string][]ledgerv1.IntentPosted{}
