@@ -28,11 +28,17 @@ func TestHTTP(t *testing.T) {
 func TestNATS(t *testing.T) {
 	bus := testkit.NewBus(t)
 	url := bus.URL
-	svc, err := micro.AddService(bus.Connect(t, "identity"), micro.Config{Name: "identity", Version: "1.0.0"})
+	nc := bus.Connect(t, "identity")
+	svc, err := micro.AddService(nc, micro.Config{Name: "identity", Version: "1.0.0"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer svc.Stop()
+	// The service's subscriptions reach the server asynchronously; without a
+	// flush a probe on another connection can arrive first (seen in CI).
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
 	env := func(name string) func(string) string {
 		e := bus.Env(t, name)
 		return func(k string) string { return e[k] }
@@ -68,6 +74,9 @@ func TestLive(t *testing.T) {
 		t.Fatal("another pod's instance counted as this pod's")
 	}
 	if _, err := natsx.NewServer(nc, natsx.ServerConfig{Name: "identity", Trust: bus.Trust}); err != nil {
+		t.Fatal(err)
+	}
+	if err := nc.Flush(); err != nil {
 		t.Fatal(err)
 	}
 	host, err := os.Hostname()
