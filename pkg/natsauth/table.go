@@ -104,6 +104,7 @@ var (
 	uploadsStream = "OBJ_" + gatewayv1.UploadsBucket
 	uploadsRead   = []string{"$JS.API.STREAM.INFO." + uploadsStream, "$JS.API.DIRECT.GET." + uploadsStream + ".>",
 		"$JS.API.STREAM.MSG.GET." + uploadsStream, "$JS.API.CONSUMER.*." + uploadsStream, "$JS.API.CONSUMER.*." + uploadsStream + ".>",
+		"$JS.API.CONSUMER.MSG.NEXT." + uploadsStream + ".>",
 		"$JS.FC." + uploadsStream + ".>"}
 	uploadsDelete = []string{"$O." + gatewayv1.UploadsBucket + ".M.>", "$JS.API.STREAM.PURGE." + uploadsStream}
 	uploadsWrite  = append(append([]string{"$JS.API.STREAM.CREATE." + uploadsStream, "$JS.API.STREAM.UPDATE." + uploadsStream,

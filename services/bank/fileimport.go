@@ -47,11 +47,11 @@ type Parsers struct {
 type FileImportStore interface {
 	// ImportFile imports one file into one bank account in one
 	// transaction: the imports row (for a file the account imported
-	// before, none: the result says DuplicateFile and add writes nothing),
-	// then run, which parses the file and hands each statement to add,
-	// which writes it. run may be called again when the transaction is
-	// retried. The bank account must be the tenant's (NOT_FOUND).
-	ImportFile(ctx context.Context, tenantID, accountID string, imp ImportMeta, run func(add func(ParsedStatement) error) (FileParse, error)) (ImportResult, error)
+	// before, none: the result says DuplicateFile and the writer only
+	// counts), then run, which parses the file into the writer. run may be
+	// called again when the transaction is retried. The bank account must
+	// be the tenant's (NOT_FOUND).
+	ImportFile(ctx context.Context, tenantID, accountID string, imp ImportMeta, run func(StatementWriter) (FileParse, error)) (ImportResult, error)
 	FileJobStore
 	// ImportJob reads one import; an unknown id is NOT_FOUND.
 	ImportJob(ctx context.Context, tenantID, id string) (bankv1.ImportJob, error)
@@ -59,6 +59,22 @@ type FileImportStore interface {
 	// SHA-256 into the bank account.
 	FileImport(ctx context.Context, tenantID, accountID, sha string) (string, error)
 }
+
+// StatementWriter writes a file's statements inside its import's
+// transaction as the parser hands them over: Begin with a statement's
+// header, Write its entries a chunk at a time, End with its closing
+// balance. A 50 MB statement is never held whole.
+type StatementWriter interface {
+	Begin(Statement) error
+	// Write stores the entries not yet stored for the bank account (by
+	// their dedup key); it keeps no reference to es.
+	Write(es []Entry) error
+	End(StatementEnd) (StatementResult, error)
+}
+
+// writeChunk is how many entries go to the store at once: large enough
+// for a batch to pay off, small enough to bound memory.
+const writeChunk = 500
 
 // files is what the service needs to import statement files.
 type files struct {
@@ -110,12 +126,120 @@ func Sniff(head []byte) string {
 	return FormatCSV
 }
 
-// fileSink collects a file's statements and the CSV rows left out.
+// fileSink streams a file's statements for one bank account into a
+// StatementWriter and keeps what the result shows of each, and the CSV
+// rows left out. ibans, when set, are the statements' IBANs that go to
+// this account (the others are skipped); without, every statement naming
+// an IBAN must be acc's.
 type fileSink struct {
-	Collector
-	rowErrs []bankv1.FileRowError
-	refused map[int]bool
+	w     StatementWriter
+	acc   Account
+	ibans map[string]bool
+
+	n        int  // statements seen
+	skip     bool // the current statement is another account's
+	currency string
+	cur      bankv1.StatementResult
+	opening  *Balance
+	buf      []Entry
+	stmts    []bankv1.StatementResult
+	rowErrs  []bankv1.FileRowError
+	refused  map[int]bool
 }
+
+// Statement implements Sink.
+func (f *fileSink) Statement(st Statement) error {
+	f.n++
+	iban := st.IBAN
+	switch {
+	case f.ibans == nil && iban != "" && iban != f.acc.IBAN:
+		return errs.Invalid(fmt.Sprintf("statement %d of the file is for IBAN %s, not for this bank account's IBAN %s", f.n, iban, f.acc.IBAN),
+			errs.Field("file", fmt.Sprintf("statement %d: IBAN %s is not %s", f.n, iban, f.acc.IBAN)))
+	case f.ibans != nil && !f.ibans[iban]:
+		f.skip = true // another account's
+		return nil
+	}
+	f.skip = false
+	// Entries without a currency (an MT940 snippet) are in the
+	// statement's, else the account's.
+	f.currency = cmp.Or(st.Currency, f.acc.Currency)
+	f.opening = st.Opening
+	f.cur = bankv1.StatementResult{Kind: st.Kind, StatementRef: st.ID, Sum: money.Amount{Decimal: decimal.Zero}}
+	if iban != "" {
+		f.cur.IBAN = &iban
+	}
+	if o := st.Opening; o != nil {
+		f.cur.Opening = &money.Amount{Decimal: o.Amount}
+	}
+	return f.w.Begin(st)
+}
+
+// Entry implements Sink.
+func (f *fileSink) Entry(e Entry) error {
+	if f.skip {
+		return nil
+	}
+	if e.Currency == "" {
+		e.Currency = f.currency
+	}
+	f.cur.Entries++
+	f.cur.Sum.Decimal = f.cur.Sum.Decimal.Add(e.Amount)
+	f.buf = append(f.buf, e)
+	if len(f.buf) >= writeChunk {
+		return f.flush()
+	}
+	return nil
+}
+
+func (f *fileSink) flush() error {
+	err := f.w.Write(f.buf)
+	clear(f.buf) // let the strings go
+	f.buf = f.buf[:0]
+	return err
+}
+
+// End implements Sink.
+func (f *fileSink) End(end StatementEnd) error {
+	if f.skip {
+		f.skip = false
+		return nil
+	}
+	if err := f.flush(); err != nil {
+		return err
+	}
+	stored, err := f.w.End(end)
+	if err != nil {
+		return err
+	}
+	sr := f.cur
+	if c := end.Closing; c != nil {
+		sr.Closing = &money.Amount{Decimal: c.Amount}
+	}
+	expected, _, mismatch := BalanceMismatch(f.opening, end)
+	if sr.Opening != nil && sr.Closing != nil {
+		sr.ExpectedClosing = &money.Amount{Decimal: expected}
+	}
+	sr.BalanceMismatch = mismatch
+	if stored.ID != "" {
+		sr.ID = &stored.ID
+	}
+	sr.Imported, sr.SkippedDuplicates = stored.Imported, stored.SkippedDuplicates
+	f.stmts = append(f.stmts, sr)
+	return nil
+}
+
+// ibanSink records each statement's IBAN and nothing else.
+type ibanSink struct{ ibans []string }
+
+func (s *ibanSink) Statement(st Statement) error {
+	if st.IBAN == "" {
+		return errs.E(errs.Unprocessable, "statement %d of the file names no IBAN; upload the file to its bank account (POST /v1/bank-accounts/{id}/upload)", len(s.ibans)+1)
+	}
+	s.ibans = append(s.ibans, st.IBAN)
+	return nil
+}
+func (s *ibanSink) Entry(Entry) error      { return nil }
+func (s *ibanSink) End(StatementEnd) error { return nil }
 
 // RowErrorReporter is implemented by the sink a file import hands to the
 // CSV parser; the daemon's adapter calls it for each row left out.
@@ -139,8 +263,9 @@ func (f *fileSink) ReportRow(row int, field, issue string) {
 // tenant's bank account it goes to. The object is deleted once read,
 // whatever the outcome: a refused file is sent again by the client.
 //
-// The file streams: each statement is written as soon as the parser ends
-// it, so only one statement's entries are in memory. Each bank account's
+// The file streams: entries are written in chunks of writeChunk as the
+// parser hands them over, so memory stays bounded whatever the size of a
+// statement. Each bank account's
 // statements import in one transaction that also records the file's
 // SHA-256, so an import cut short leaves nothing of that account written,
 // and a retry imports nothing twice. A file for several accounts (found
@@ -199,18 +324,11 @@ func (s *Service) importFile(ctx context.Context, tenantID, accountID string, in
 		targets = []target{{acc: acc}}
 	} else {
 		// A first pass finds the accounts; it keeps no entries.
-		var ibans []string
-		scan := &Collector{Flush: func(st ParsedStatement) error {
-			iban := st.Statement.IBAN
-			if iban == "" {
-				return errs.E(errs.Unprocessable, "statement %d of the file names no IBAN; upload the file to its bank account (POST /v1/bank-accounts/{id}/upload)", len(ibans)+1)
-			}
-			ibans = append(ibans, iban)
-			return nil
-		}}
+		scan := &ibanSink{}
 		if _, err := s.readFile(ctx, ref, scan); err != nil {
 			return bankv1.FileImportResult{}, err
 		}
+		ibans := scan.ibans
 		if len(ibans) == 0 {
 			return bankv1.FileImportResult{}, errs.Invalid("the file holds no statement", errs.Field("file", "no statement"))
 		}
@@ -246,49 +364,23 @@ func (s *Service) importFile(ctx context.Context, tenantID, accountID string, in
 			rowErrs []bankv1.FileRowError
 		)
 		meta := ImportMeta{ID: newID(), Source: sourceOf[format], FileSHA256: ref.SHA256}
-		r, err := s.store.ImportFile(ctx, tenantID, acc.ID, meta,
-			func(add func(ParsedStatement) error) (FileParse, error) {
-				// From the start again when the transaction is retried.
-				stmts, rowErrs = nil, nil
-				n := 0
-				sink := &fileSink{}
-				sink.Flush = func(st ParsedStatement) error {
-					n++
-					iban := st.Statement.IBAN
-					switch {
-					case tg.ibans == nil && iban != "" && iban != acc.IBAN:
-						return errs.Invalid(fmt.Sprintf("statement %d of the file is for IBAN %s, not for this bank account's IBAN %s", n, iban, acc.IBAN),
-							errs.Field("file", fmt.Sprintf("statement %d: IBAN %s is not %s", n, iban, acc.IBAN)))
-					case tg.ibans != nil && !tg.ibans[iban]:
-						return nil // another account's
-					}
-					// Entries without a currency (an MT940 snippet) are in
-					// the statement's, else the account's.
-					cur := cmp.Or(st.Statement.Currency, acc.Currency)
-					for k := range st.Entries {
-						if st.Entries[k].Currency == "" {
-							st.Entries[k].Currency = cur
-						}
-					}
-					if err := add(st); err != nil {
-						return err
-					}
-					stmts = append(stmts, statementResult(st))
-					return nil
-				}
-				if _, err := s.readFile(ctx, ref, sink); err != nil {
-					return FileParse{}, err
-				}
-				if n == 0 {
-					return FileParse{}, errs.Invalid("the file holds no statement", errs.Field("file", "no statement"))
-				}
-				rowErrs = sink.rowErrs
-				fp := FileParse{Refused: len(sink.refused)}
-				for _, e := range sink.rowErrs {
-					fp.Errors = append(fp.Errors, bankv1.RowError{Index: e.Row, Field: e.Field, Issue: e.Issue})
-				}
-				return fp, nil
-			})
+		r, err := s.store.ImportFile(ctx, tenantID, acc.ID, meta, func(w StatementWriter) (FileParse, error) {
+			// From the start again when the transaction is retried.
+			sink := &fileSink{w: w, acc: acc, ibans: tg.ibans}
+			stmts, rowErrs = nil, nil
+			if _, err := s.readFile(ctx, ref, sink); err != nil {
+				return FileParse{}, err
+			}
+			if sink.n == 0 {
+				return FileParse{}, errs.Invalid("the file holds no statement", errs.Field("file", "no statement"))
+			}
+			stmts, rowErrs = sink.stmts, sink.rowErrs
+			fp := FileParse{Refused: len(sink.refused)}
+			for _, e := range sink.rowErrs {
+				fp.Errors = append(fp.Errors, bankv1.RowError{Index: e.Row, Field: e.Field, Issue: e.Issue})
+			}
+			return fp, nil
+		})
 		if err != nil {
 			return bankv1.FileImportResult{}, err
 		}
@@ -306,17 +398,7 @@ func (s *Service) importFile(ctx context.Context, tenantID, accountID string, in
 		out.Imported += r.Imported
 		out.SkippedDuplicates += r.SkippedDuplicates
 		out.DuplicateFile = out.DuplicateFile || r.DuplicateFile
-		for j, sr := range stmts {
-			if j < len(r.Statements) {
-				stored := r.Statements[j]
-				sr.ID = &stored.ID
-				sr.Imported, sr.SkippedDuplicates = stored.Imported, stored.SkippedDuplicates
-			} else {
-				// The file was imported before: nothing written.
-				sr.SkippedDuplicates = sr.Entries
-			}
-			out.Statements = append(out.Statements, sr)
-		}
+		out.Statements = append(out.Statements, stmts...)
 	}
 	return out, nil
 }
@@ -384,29 +466,6 @@ func (s *Service) readFile(ctx context.Context, ref gatewayv1.UploadRef, sink Si
 	return format, nil
 }
 
-// statementResult is a parsed statement as the result shows it, before
-// the store counted what it imported.
-func statementResult(st ParsedStatement) bankv1.StatementResult {
-	sr := bankv1.StatementResult{Kind: st.Statement.Kind, StatementRef: st.Statement.ID, Entries: len(st.Entries),
-		Sum: money.Amount{Decimal: sum(st.Entries)}}
-	if st.Statement.IBAN != "" {
-		iban := st.Statement.IBAN
-		sr.IBAN = &iban
-	}
-	if o := st.Statement.Opening; o != nil {
-		sr.Opening = &money.Amount{Decimal: o.Amount}
-	}
-	if c := st.End.Closing; c != nil {
-		sr.Closing = &money.Amount{Decimal: c.Amount}
-	}
-	expected, _, mismatch := BalanceMismatch(st.Statement.Opening, st.End)
-	if sr.Opening != nil && sr.Closing != nil {
-		sr.ExpectedClosing = &money.Amount{Decimal: expected}
-	}
-	sr.BalanceMismatch = mismatch
-	return sr
-}
-
 // parseError turns a parser's refusal into the answer: a CSV whose header
 // fits no layout names the missing columns, a refused file keeps its
 // code, anything else is a file that cannot be read.
@@ -433,14 +492,6 @@ func (s *Service) parseError(format string, err error) error {
 		msg = msg[:300]
 	}
 	return errs.Invalid("the "+format+" file cannot be read: "+strings.ToValidUTF8(msg, "?"), errs.Field("file", "unreadable "+format))
-}
-
-func sum(es []Entry) decimal.Decimal {
-	t := decimal.Zero
-	for _, e := range es {
-		t = t.Add(e.Amount)
-	}
-	return t
 }
 
 // ImportJob reads one of the tenant's imports.

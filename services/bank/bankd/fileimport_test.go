@@ -38,10 +38,23 @@ func TestImportFileCrashAndRetry(t *testing.T) {
 	meta := func() bank.ImportMeta {
 		return bank.ImportMeta{ID: uuid.NewString(), Source: bank.SourceMT940, FileSHA256: sha}
 	}
+	// add writes a statement an entry at a time, as a long one is written.
+	add := func(w bank.StatementWriter, s bank.ParsedStatement) error {
+		if err := w.Begin(s.Statement); err != nil {
+			return err
+		}
+		for _, e := range s.Entries {
+			if err := w.Write([]bank.Entry{e}); err != nil {
+				return err
+			}
+		}
+		_, err := w.End(s.End)
+		return err
+	}
 	crash := errors.New("killed")
-	_, err := store.ImportFile(ctx, tenant, acc, meta(), func(add func(bank.ParsedStatement) error) (bank.FileParse, error) {
+	_, err := store.ImportFile(ctx, tenant, acc, meta(), func(w bank.StatementWriter) (bank.FileParse, error) {
 		for _, s := range file[:2] {
-			if err := add(s); err != nil {
+			if err := add(w, s); err != nil {
 				return bank.FileParse{}, err
 			}
 		}
@@ -66,9 +79,9 @@ func TestImportFileCrashAndRetry(t *testing.T) {
 		t.Fatalf("after the crash: %d transactions, %d statements, %d imports", tx, stmts, imports)
 	}
 
-	all := func(add func(bank.ParsedStatement) error) (bank.FileParse, error) {
+	all := func(w bank.StatementWriter) (bank.FileParse, error) {
 		for _, s := range file {
-			if err := add(s); err != nil {
+			if err := add(w, s); err != nil {
 				return bank.FileParse{}, err
 			}
 		}

@@ -67,7 +67,7 @@ func (s *Store) FileImport(ctx context.Context, tenantID, accountID, sha string)
 }
 
 // ImportFile implements bank.Store.
-func (s *Store) ImportFile(ctx context.Context, tenantID, accountID string, imp bank.ImportMeta, run func(add func(bank.ParsedStatement) error) (bank.FileParse, error)) (bank.ImportResult, error) {
+func (s *Store) ImportFile(ctx context.Context, tenantID, accountID string, imp bank.ImportMeta, run func(bank.StatementWriter) (bank.FileParse, error)) (bank.ImportResult, error) {
 	var res bank.ImportResult
 	err := db.InTenant(ctx, s.pool, tenantID, db.ReadCommitted, func(tx pgx.Tx) error {
 		res = bank.ImportResult{ImportID: imp.ID}
@@ -85,21 +85,8 @@ func (s *Store) ImportFile(ctx context.Context, tenantID, accountID string, imp 
 		// The same file again: everything in it is stored already, and a
 		// twin still running holds the row's lock until it commits.
 		res.DuplicateFile = tag.RowsAffected() == 0
-		fp, err := run(func(st bank.ParsedStatement) error {
-			res.TotalRows += len(st.Entries)
-			if res.DuplicateFile {
-				res.SkippedDuplicates += len(st.Entries)
-				return nil
-			}
-			sr, err := insertStatement(ctx, tx, tenantID, accountID, imp.ID, st)
-			if err != nil {
-				return err
-			}
-			res.Imported += sr.Imported
-			res.SkippedDuplicates += sr.SkippedDuplicates
-			res.Statements = append(res.Statements, sr)
-			return nil
-		})
+		w := &fileWriter{statementWriter: statementWriter{ctx: ctx, tx: tx, tenantID: tenantID, accountID: accountID, importID: imp.ID, skipOnly: res.DuplicateFile}, res: &res}
+		fp, err := run(w)
 		if err != nil {
 			return err
 		}
@@ -120,6 +107,27 @@ func (s *Store) ImportFile(ctx context.Context, tenantID, accountID string, imp 
 		return bank.ImportResult{}, errs.Wrap("postgres.ImportFile", err)
 	}
 	return res, nil
+}
+
+// fileWriter adds each statement's counts to the file's result.
+type fileWriter struct {
+	statementWriter
+	res *bank.ImportResult
+}
+
+// End implements bank.StatementWriter.
+func (w *fileWriter) End(end bank.StatementEnd) (bank.StatementResult, error) {
+	sr, err := w.statementWriter.End(end)
+	if err != nil {
+		return sr, err
+	}
+	w.res.TotalRows += sr.Entries
+	w.res.Imported += sr.Imported
+	w.res.SkippedDuplicates += sr.SkippedDuplicates
+	if !w.skipOnly {
+		w.res.Statements = append(w.res.Statements, sr)
+	}
+	return sr, nil
 }
 
 // CreateFileJob implements bank.Store.

@@ -92,35 +92,65 @@ func nonNil(e []bankv1.RowError) []bankv1.RowError {
 // insertStatement writes a statement row (when the statement has a kind)
 // and its entries, skipping those whose dedup key the bank account has.
 func insertStatement(ctx context.Context, tx pgx.Tx, tenantID, accountID, importID string, st bank.ParsedStatement) (bank.StatementResult, error) {
-	sr := bank.StatementResult{Kind: st.Statement.Kind, StatementRef: st.Statement.ID, Entries: len(st.Entries)}
-	var stmtID *string
-	if st.Statement.Kind != "" {
-		id := newID()
-		stmtID, sr.ID = &id, id
-		expected, closing, mismatch := bank.BalanceMismatch(st.Statement.Opening, st.End)
-		var openDate, closeDate *string
-		var openBal, closeBal, exp *decimal.Decimal
-		if o := st.Statement.Opening; o != nil {
-			openDate, openBal = &o.Date, &o.Amount
-		}
-		if c := st.End.Closing; c != nil {
-			closeDate, closeBal = &c.Date, &c.Amount
-		}
-		if st.Statement.Opening != nil && st.End.Closing != nil {
-			exp, sr.ExpectedClosing, sr.Closing = &expected, &expected, &closing
-		}
-		sr.BalanceMismatch = mismatch
-		if _, err := tx.Exec(ctx, `INSERT INTO bank.statements (id, tenant_id, bank_account_id, import_id, kind, statement_ref, number,
-			opening_date, opening_balance, closing_date, closing_balance, entries, sum, balance_mismatch, expected_closing)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
-			id, tenantID, accountID, importID, st.Statement.Kind, st.Statement.ID, st.Statement.Number,
-			openDate, openBal, closeDate, closeBal, st.End.Entries, st.End.Sum, mismatch, exp); err != nil {
-			return sr, err
-		}
+	w := &statementWriter{ctx: ctx, tx: tx, tenantID: tenantID, accountID: accountID, importID: importID}
+	if err := w.Begin(st.Statement); err != nil {
+		return bank.StatementResult{}, err
 	}
-	d := bank.NewDeduper()
+	if err := w.Write(st.Entries); err != nil {
+		return bank.StatementResult{}, err
+	}
+	return w.End(st.End)
+}
+
+// statementWriter is bank.StatementWriter inside one import's
+// transaction. The statement row is written at Begin and completed at End
+// (its closing balance and counts come last in every format); entries go
+// in as they come, one batch per Write, so a statement is never held
+// whole. With skipOnly (the file was imported before) it only counts.
+type statementWriter struct {
+	ctx                           context.Context
+	tx                            pgx.Tx
+	tenantID, accountID, importID string
+	skipOnly                      bool
+
+	st     bank.Statement
+	stmtID *string
+	dedup  *bank.Deduper
+	sr     bank.StatementResult
+}
+
+// Begin implements bank.StatementWriter.
+func (w *statementWriter) Begin(st bank.Statement) error {
+	w.st, w.stmtID, w.dedup = st, nil, bank.NewDeduper()
+	w.sr = bank.StatementResult{Kind: st.Kind, StatementRef: st.ID}
+	if w.skipOnly || st.Kind == "" {
+		return nil
+	}
+	id := newID()
+	w.stmtID, w.sr.ID = &id, id
+	var openDate *string
+	var openBal *decimal.Decimal
+	if o := st.Opening; o != nil {
+		openDate, openBal = &o.Date, &o.Amount
+	}
+	_, err := w.tx.Exec(w.ctx, `INSERT INTO bank.statements (id, tenant_id, bank_account_id, import_id, kind, statement_ref, number,
+		opening_date, opening_balance, entries, sum) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 0, 0)`,
+		id, w.tenantID, w.accountID, w.importID, st.Kind, st.ID, st.Number, openDate, openBal)
+	return err
+}
+
+// Write implements bank.StatementWriter.
+func (w *statementWriter) Write(es []bank.Entry) error {
+	w.sr.Entries += len(es)
+	if w.skipOnly {
+		w.sr.SkippedDuplicates += len(es)
+		return nil
+	}
+	if len(es) == 0 {
+		return nil
+	}
 	b := &pgx.Batch{}
-	for _, e := range st.Entries {
+	for _, e := range es {
 		var valueDate *string
 		if e.ValueDate != "" {
 			valueDate = &e.ValueDate
@@ -130,24 +160,46 @@ func insertStatement(ctx context.Context, tx pgx.Tx, tenantID, accountID, import
 			reference, booking_text, gvc, charges, reversal, dedup_key)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)
 			ON CONFLICT (tenant_id, bank_account_id, dedup_key) DO NOTHING`,
-			newID(), tenantID, accountID, importID, stmtID, e.BookingDate, valueDate, e.Amount, e.Currency,
+			newID(), w.tenantID, w.accountID, w.importID, w.stmtID, e.BookingDate, valueDate, e.Amount, e.Currency,
 			e.BankReference, e.EndToEndID, e.MandateID, e.CreditorID, e.BatchRef, e.CounterpartyName, e.CounterpartyIBAN, e.CounterpartyBIC,
-			e.Reference, e.BookingText, e.GVC, e.Charges.Abs(), e.Reversal, d.Key(e))
+			e.Reference, e.BookingText, e.GVC, e.Charges.Abs(), e.Reversal, w.dedup.Key(e))
 	}
-	br := tx.SendBatch(ctx, b)
-	for range st.Entries {
+	br := w.tx.SendBatch(w.ctx, b)
+	for range es {
 		tag, err := br.Exec()
 		if err != nil {
 			br.Close()
-			return sr, err
+			return err
 		}
 		if tag.RowsAffected() == 1 {
-			sr.Imported++
+			w.sr.Imported++
 		} else {
-			sr.SkippedDuplicates++
+			w.sr.SkippedDuplicates++
 		}
 	}
-	return sr, br.Close()
+	return br.Close()
+}
+
+// End implements bank.StatementWriter.
+func (w *statementWriter) End(end bank.StatementEnd) (bank.StatementResult, error) {
+	sr := w.sr
+	if w.stmtID == nil {
+		return sr, nil
+	}
+	expected, closing, mismatch := bank.BalanceMismatch(w.st.Opening, end)
+	var closeDate *string
+	var closeBal, exp *decimal.Decimal
+	if c := end.Closing; c != nil {
+		closeDate, closeBal = &c.Date, &c.Amount
+	}
+	if w.st.Opening != nil && end.Closing != nil {
+		exp, sr.ExpectedClosing, sr.Closing = &expected, &expected, &closing
+	}
+	sr.BalanceMismatch = mismatch
+	_, err := w.tx.Exec(w.ctx, `UPDATE bank.statements SET closing_date = $3, closing_balance = $4, entries = $5, sum = $6,
+		balance_mismatch = $7, expected_closing = $8 WHERE tenant_id = $1 AND id = $2`,
+		w.tenantID, *w.stmtID, closeDate, closeBal, end.Entries, end.Sum, mismatch, exp)
+	return sr, err
 }
 
 const transactionColumns = `id, bank_account_id, to_char(booking_date, 'YYYY-MM-DD'), to_char(value_date, 'YYYY-MM-DD'), amount, currency,
