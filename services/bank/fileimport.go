@@ -80,7 +80,7 @@ const writeChunk = 500
 type files struct {
 	uploads Uploads
 	parsers Parsers
-	queue   JobQueue
+	jobs    bool // imports run as jobs of the import workers
 	wait    time.Duration
 }
 

@@ -17,14 +17,12 @@ type FileJob struct {
 	Upload        gatewayv1.UploadRequest
 }
 
-// JobQueue hands file jobs to the import workers (the BANK_IMPORTS work
-// queue).
-type JobQueue interface {
-	Enqueue(ctx context.Context, cmd bankv1.ImportCommand) error
-}
-
 // FileJobStore keeps the file jobs.
 type FileJobStore interface {
+	// CreateFileJob records a queued job and, in the same transaction,
+	// its command for the import workers (bankv1.SubjectImportCommand,
+	// through the outbox): a process that dies right after it never
+	// leaves a job that no worker will take.
 	CreateFileJob(ctx context.Context, tenantID string, j FileJob) error
 	// ClaimFileJob marks a queued or running job running for this worker;
 	// ok is false for a job that is finished (or unknown).
@@ -40,10 +38,10 @@ type FileJobStore interface {
 // jobPoll is how often a request waiting for its job looks at it.
 const jobPoll = 50 * time.Millisecond
 
-// WithJobs runs file imports as jobs on q; a request waits up to wait for
-// its job and otherwise answers the job resource.
-func (s *Service) WithJobs(q JobQueue, wait time.Duration) *Service {
-	s.files.queue, s.files.wait = q, wait
+// WithJobs runs file imports as jobs of the import workers; a request
+// waits up to wait for its job and otherwise answers the job resource.
+func (s *Service) WithJobs(wait time.Duration) *Service {
+	s.files.jobs, s.files.wait = true, wait
 	return s
 }
 
@@ -53,7 +51,7 @@ func (s *Service) WithJobs(q JobQueue, wait time.Duration) *Service {
 // resource (job non-nil), to be fetched with GET /v1/bank-imports/{id}.
 // Without a queue the import runs in the call.
 func (s *Service) SubmitFile(ctx context.Context, tenantID, accountID string, in gatewayv1.UploadRequest) (*bankv1.FileImportResult, *bankv1.ImportJob, error) {
-	if s.files.queue == nil {
+	if !s.files.jobs {
 		r, err := s.ImportFile(ctx, tenantID, accountID, in)
 		if err != nil {
 			return nil, nil, err
@@ -79,13 +77,6 @@ func (s *Service) SubmitFile(ctx context.Context, tenantID, accountID string, in
 	if err := s.store.CreateFileJob(ctx, tenantID, j); err != nil {
 		drop()
 		return nil, nil, err
-	}
-	if err := s.files.queue.Enqueue(ctx, bankv1.ImportCommand{TenantID: tenantID, JobID: j.ID}); err != nil {
-		_ = s.store.FinishFileJob(context.WithoutCancel(ctx), tenantID, j.ID, nil,
-			&bankv1.JobError{Error: "the import could not be queued; send the file again", Code: errs.Unavailable})
-		_ = s.store.DropFileJob(context.WithoutCancel(ctx), tenantID, j.ID)
-		drop()
-		return nil, nil, errs.E(errs.Unavailable, "the import could not be queued; send the file again")
 	}
 	deadline := time.Now().Add(s.files.wait)
 	for {

@@ -4,6 +4,7 @@ package bankd
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"strconv"
 
@@ -30,16 +31,39 @@ func Service(func(string) string) (daemon.Service, error) {
 			if err != nil {
 				return daemon.Parts{}, err
 			}
-			svc.WithFiles(&Uploads{JS: env.JS}, Parsers()).WithJobs(JobQueue{JS: env.JS}, wait)
+			svc.WithFiles(&Uploads{JS: env.JS}, Parsers()).WithJobs(wait)
 			consumers := []natsx.Consumer{OpenItems(bank.NewOpenItems(store))}
 			if workers > 0 {
 				consumers = append(consumers, ImportJobs(svc, workers))
+			}
+			api, err := APIConfig(env.Getenv)
+			if err != nil {
+				return daemon.Parts{}, err
+			}
+			if !api {
+				// An import worker: the instance still answers pings (its
+				// liveness), but no request is routed to it.
+				return daemon.Parts{Consumers: consumers}, nil
 			}
 			routes := append(Routes(svc), FileRoutes(svc)...)
 			routes = append(routes, ReconcileRoutes(bank.NewReconciler(store, Ledger{C: ledgerv1.Client{C: env.Client}}))...)
 			return daemon.Parts{Routes: routes, Consumers: consumers}, nil
 		},
 	}, nil
+}
+
+// APIConfig reads BANK_API: "on" (the default) serves the bank's routes,
+// "off" leaves this process to its consumers (the bank-import workers, so
+// that a long import never shares a pod with requests).
+func APIConfig(getenv func(string) string) (bool, error) {
+	switch v := getenv("BANK_API"); v {
+	case "", "on":
+		return true, nil
+	case "off":
+		return false, nil
+	default:
+		return false, fmt.Errorf("BANK_API must be on or off, not %q", v)
+	}
 }
 
 // Routes is the bank's route table.

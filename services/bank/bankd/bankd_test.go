@@ -293,3 +293,30 @@ func wantFields(t *testing.T, r testkit.Reply, fields ...string) {
 		t.Fatalf("fields (-want +got):\n%s\n%s", diff, b)
 	}
 }
+
+// TestImportWorkerServesNoRequests: a bank process with BANK_API=off (the
+// bank-import deployment) answers no request, so a client is never served
+// by a pod busy with a 50 MB import; a bad value refuses to start.
+func TestImportWorkerServesNoRequests(t *testing.T) {
+	t.Parallel()
+	h := testkit.NewRPC(t, postgres.Schema)
+	svc, err := bankd.Service(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Start(svc, map[string]string{"BANK_API": "off"})
+	ctx := auth.WithClaims(context.Background(), claims(uuid.NewString()))
+	if _, err := h.Client.Do(ctx, bankv1.SubjectAccountsList, &natsx.Request{}); !errs.Is(err, errs.Unavailable) {
+		t.Fatalf("a worker answered, or failed otherwise: %v", err)
+	}
+	for _, tc := range []struct {
+		v    string
+		want bool
+		bad  bool
+	}{{"", true, false}, {"on", true, false}, {"off", false, false}, {"no", false, true}, {"OFF", false, true}} {
+		got, err := bankd.APIConfig(func(string) string { return tc.v })
+		if got != tc.want || (err != nil) != tc.bad {
+			t.Errorf("BANK_API=%q: %v, %v", tc.v, got, err)
+		}
+	}
+}

@@ -58,19 +58,6 @@ var ImportStream = natsx.Stream{Name: bankv1.StreamImports, Subjects: []string{b
 // ImportWorker is the durable consumer of the import job queue.
 const ImportWorker = "bank-import-worker"
 
-// JobQueue publishes import commands, the job id as message id.
-type JobQueue struct{ JS jetstream.JetStream }
-
-// Enqueue implements bank.JobQueue.
-func (q JobQueue) Enqueue(ctx context.Context, cmd bankv1.ImportCommand) error {
-	b, err := json.Marshal(cmd)
-	if err != nil {
-		return err
-	}
-	_, err = q.JS.Publish(ctx, bankv1.SubjectImportCommand, b, jetstream.WithMsgID(cmd.JobID))
-	return err
-}
-
 // ImportJobs is the import workers' consumer: each worker runs one job at
 // a time; a job that failed inside (not a refused file) comes back after
 // RetryDelay.

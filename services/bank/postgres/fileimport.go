@@ -11,6 +11,7 @@ import (
 	"github.com/ledgerplatform/ledger/contracts/bankv1"
 	"github.com/ledgerplatform/ledger/pkg/db"
 	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/outbox"
 	"github.com/ledgerplatform/ledger/services/bank"
 )
 
@@ -141,8 +142,11 @@ func (s *Store) CreateFileJob(ctx context.Context, tenantID string, j bank.FileJ
 		acc = &j.BankAccountID
 	}
 	err = db.InTenant(ctx, s.pool, tenantID, db.ReadCommitted, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `INSERT INTO bank.file_jobs (id, tenant_id, bank_account_id, upload, state) VALUES ($1, $2, $3, $4, 'queued')`,
-			j.ID, tenantID, acc, up)
+		if _, err := tx.Exec(ctx, `INSERT INTO bank.file_jobs (id, tenant_id, bank_account_id, upload, state) VALUES ($1, $2, $3, $4, 'queued')`,
+			j.ID, tenantID, acc, up); err != nil {
+			return err
+		}
+		_, err := outbox.Put(ctx, tx, Schema.Schema, bankv1.SubjectImportCommand, bankv1.ImportCommand{TenantID: tenantID, JobID: j.ID})
 		return err
 	})
 	return errs.Wrap("postgres.CreateFileJob", err)
