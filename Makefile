@@ -49,9 +49,9 @@ fuzz: ## a short run of every fuzz target of a parser of outside input (FUZZTIME
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./services/bank/camt/
 	$(GO) test -run '^$$' -fuzz '^FuzzScanner$$' -fuzztime $(FUZZTIME) ./services/bank/camt/
 
-chaos: ## fault test: the platform on a 3-node NATS cluster (real processes), each node SIGKILLed in turn under load; nothing may be lost
+chaos: ## fault tests: the platform on a 3-node NATS cluster (real processes), each node SIGKILLed in turn under load; the bank process SIGKILLed mid-import and mid-reconcile; nothing may be lost or doubled
 	@deploy/dev/ensure-services.sh
-	$(GO) test -tags chaos -count=1 -p 1 -timeout 10m -run '^TestChaos$$' -v ./deploy/allinone/
+	$(GO) test -tags chaos -count=1 -p 1 -timeout 10m -run '^(TestChaos|TestBankCrash)$$' -v ./deploy/allinone/
 
 bench: ## postings/s through the gateway (32 clients, fsync on), DATEV export of 1M events, report and export benchmarks
 	$(GO) run ./deploy/bench/ledgerbench -clients 32 -duration 20s -export 1000000

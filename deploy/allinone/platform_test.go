@@ -8,6 +8,7 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -39,11 +40,19 @@ type platform struct {
 	// replicas beside it (replica).
 	gateway gatewayd.Config
 	redis   *redis.Client
+	dbURL   string // the database owner's URL, for services run as processes
 }
 
 type env map[string]string
 
 func startPlatform(t testing.TB, overrides env) *platform {
+	t.Helper()
+	return startPlatformWithout(t, overrides)
+}
+
+// startPlatformWithout is startPlatform without the services named, which
+// a test runs as processes of their own (the crash tests).
+func startPlatformWithout(t testing.TB, overrides env, without ...string) *platform {
 	t.Helper()
 	dbURL := testkit.Postgres(t, identitypg.Migrations, ledgerpg.Migrations, periodspg.Migrations, reportingpg.Migrations)
 	bus := testkit.NewBus(t)
@@ -58,13 +67,14 @@ func startPlatform(t testing.TB, overrides env) *platform {
 		"DATA_DIR":             t.TempDir(), // the ledger's checkpoint key
 	}
 	cfg := platformConfig(t, vars, overrides)
+	cfg.Services = slices.DeleteFunc(cfg.Services, func(s allinone.Service) bool { return slices.Contains(without, s.Name) })
 	addr, metricsAddr := make(chan string, 1), make(chan string, 1)
 	done := runUntilCleanup(t, cfg, allinone.Deps{DatabaseURL: dbURL, NATSURL: bus.URL, Keys: bus.Keys, Deps: gatewayd.Deps{Redis: rdb, Log: testLogger(t),
 		Ready: func(a string) { addr <- a }, MetricsReady: func(a string) { metricsAddr <- a }}}, 20*time.Second)
 	var p platform
 	select {
 	case a := <-addr:
-		p = platform{t: t, base: "http://" + a, metrics: "http://" + <-metricsAddr, key: key, nc: bus.NC, bus: bus, gateway: cfg.Gateway, redis: rdb}
+		p = platform{t: t, base: "http://" + a, metrics: "http://" + <-metricsAddr, key: key, nc: bus.NC, bus: bus, gateway: cfg.Gateway, redis: rdb, dbURL: dbURL}
 	case err := <-done:
 		t.Fatalf("platform failed to start: %v", err)
 	case <-time.After(60 * time.Second):

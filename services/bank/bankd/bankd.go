@@ -27,14 +27,14 @@ func Service(func(string) string) (daemon.Service, error) {
 		Build: func(_ context.Context, env daemon.Env) (daemon.Parts, error) {
 			store := postgres.New(env.Pool)
 			svc := bank.New(store, ledgerv1.Client{C: env.Client})
-			workers, wait, err := ImportConfig(env.Getenv)
+			imports, err := ImportConfig(env.Getenv)
 			if err != nil {
 				return daemon.Parts{}, err
 			}
-			svc.WithFiles(&Uploads{JS: env.JS}, Parsers()).WithJobs(wait)
+			svc.WithFiles(&Uploads{JS: env.JS}, Parsers()).WithJobs(imports.Wait)
 			consumers := []natsx.Consumer{OpenItems(bank.NewOpenItems(store))}
-			if workers > 0 {
-				consumers = append(consumers, ImportJobs(svc, workers))
+			if imports.Workers > 0 {
+				consumers = append(consumers, ImportJobs(svc, imports))
 			}
 			api, err := APIConfig(env.Getenv)
 			if err != nil {

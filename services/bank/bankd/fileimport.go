@@ -60,11 +60,11 @@ const ImportWorker = "bank-import-worker"
 
 // ImportJobs is the import workers' consumer: each worker runs one job at
 // a time; a job that failed inside (not a refused file) comes back after
-// RetryDelay.
-func ImportJobs(svc *bank.Service, workers int) natsx.Consumer {
+// RetryDelay, and one whose worker died goes to another after AckWait.
+func ImportJobs(svc *bank.Service, c ImportSettings) natsx.Consumer {
 	return natsx.Consumer{
 		Stream: bankv1.StreamImports, Durable: ImportWorker, Filter: bankv1.SubjectImportCommand,
-		Workers: workers, RetryDelay: 2 * time.Second, AckWait: time.Minute,
+		Workers: c.Workers, RetryDelay: 2 * time.Second, AckWait: c.AckWait,
 		Handle: natsx.Each(func(ctx context.Context, m jetstream.Msg) error {
 			var cmd bankv1.ImportCommand
 			if err := json.Unmarshal(m.Data(), &cmd); err != nil || cmd.JobID == "" || cmd.TenantID == "" {
@@ -75,23 +75,40 @@ func ImportJobs(svc *bank.Service, workers int) natsx.Consumer {
 	}
 }
 
-// ImportConfig reads BANK_IMPORT_WORKERS (import workers in this process,
-// default 2; 0 leaves the jobs to a deployment of workers) and
-// BANK_IMPORT_WAIT (how long a request waits for its job before it
-// answers 202, default 10s).
-func ImportConfig(getenv func(string) string) (workers int, wait time.Duration, err error) {
-	workers, wait = 2, 10*time.Second
+// ImportSettings configure statement file imports.
+type ImportSettings struct {
+	// Workers, BANK_IMPORT_WORKERS: import workers in this process,
+	// default 2; 0 leaves the jobs to a deployment of workers.
+	Workers int
+	// Wait, BANK_IMPORT_WAIT: how long a request waits for its job before
+	// it answers 202, default 10s.
+	Wait time.Duration
+	// AckWait, BANK_IMPORT_ACK_WAIT: how long after a worker's last sign
+	// of life its job goes to another worker, default 1m (a live worker
+	// signals every third of it, however long the import).
+	AckWait time.Duration
+}
+
+// ImportConfig reads the ImportSettings from the environment.
+func ImportConfig(getenv func(string) string) (ImportSettings, error) {
+	c := ImportSettings{Workers: 2, Wait: 10 * time.Second, AckWait: time.Minute}
+	var err error
 	if s := getenv("BANK_IMPORT_WORKERS"); s != "" {
-		if workers, err = strconv.Atoi(s); err != nil || workers < 0 || workers > 64 {
-			return 0, 0, fmt.Errorf("BANK_IMPORT_WORKERS must be an integer from 0 to 64, not %q", s)
+		if c.Workers, err = strconv.Atoi(s); err != nil || c.Workers < 0 || c.Workers > 64 {
+			return c, fmt.Errorf("BANK_IMPORT_WORKERS must be an integer from 0 to 64, not %q", s)
 		}
 	}
 	if s := getenv("BANK_IMPORT_WAIT"); s != "" {
-		if wait, err = time.ParseDuration(s); err != nil || wait < 0 || wait > 25*time.Second {
-			return 0, 0, fmt.Errorf("BANK_IMPORT_WAIT must be a duration up to 25s (the gateway waits 30s), not %q", s)
+		if c.Wait, err = time.ParseDuration(s); err != nil || c.Wait < 0 || c.Wait > 25*time.Second {
+			return c, fmt.Errorf("BANK_IMPORT_WAIT must be a duration up to 25s (the gateway waits 30s), not %q", s)
 		}
 	}
-	return workers, wait, nil
+	if s := getenv("BANK_IMPORT_ACK_WAIT"); s != "" {
+		if c.AckWait, err = time.ParseDuration(s); err != nil || c.AckWait < 3*time.Second || c.AckWait > time.Hour {
+			return c, fmt.Errorf("BANK_IMPORT_ACK_WAIT must be a duration from 3s to 1h, not %q", s)
+		}
+	}
+	return c, nil
 }
 
 // Parsers are the statement parsers of the bank.
