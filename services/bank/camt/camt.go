@@ -145,8 +145,8 @@ func invalid(format string, args ...any) error {
 	return errs.Invalid(msg, errs.Field("file", msg))
 }
 
-// tokenizer is what the parser needs of an XML reader: scanner, or
-// xml.Decoder where a test compares the two.
+// tokenizer is what the scanner and xml.Decoder have in common, for the
+// tests that compare the two.
 type tokenizer interface {
 	RawToken() (xml.Token, error)
 }
@@ -190,7 +190,7 @@ const (
 )
 
 type parser struct {
-	d    tokenizer
+	d    *scanner
 	sink bank.Sink
 
 	root, kind, stmtName string
@@ -249,10 +249,10 @@ type fields struct {
 
 func (p *parser) run() error {
 	for {
-		// RawToken, not Token: names are matched by local name, so the
-		// namespace translation Token does is work thrown away (a third
-		// of the time); the end tags it would match, end() matches.
-		tok, err := p.d.RawToken()
+		// The scanner's tokens are raw (RawToken's, not Token's): names
+		// are matched by local name, so a namespace translation would be
+		// work thrown away; the end tags it would match, end() matches.
+		kind, err := p.d.next()
 		if err == io.EOF {
 			if len(p.stack) > 0 {
 				return invalid("not well-formed XML: the document ends inside %s", p.stack[len(p.stack)-1])
@@ -268,23 +268,23 @@ func (p *parser) run() error {
 			// decoder (an unsupported encoding, a read failure).
 			return invalid("cannot read the document: %v", err)
 		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			if err := p.start(t); err != nil {
+		switch kind {
+		case tokStart:
+			if err := p.start(xml.StartElement{Name: p.d.name, Attr: p.d.attrs}); err != nil {
 				return err
 			}
-		case xml.CharData:
-			if len(p.stack) > stmtDepth && len(p.text) < maxTextBytes {
+		case tokText:
+			if t := p.d.data; len(p.stack) > stmtDepth && len(p.text) < maxTextBytes {
 				room := maxTextBytes - len(p.text)
 				if len(t) > room {
 					t = t[:room]
 				}
 				p.text = append(p.text, t...)
 			}
-		case xml.EndElement:
+		case tokEnd:
 			n := len(p.stack) - 1
-			if n < 0 || t.Name.Local != p.stack[n] || t.Name.Space != p.prefix[n] {
-				return invalid("not well-formed XML: end tag %s does not close the open element", t.Name.Local)
+			if t := p.d.name; n < 0 || t.Local != p.stack[n] || t.Space != p.prefix[n] {
+				return invalid("not well-formed XML: end tag %s does not close the open element", t.Local)
 			}
 			if err := p.end(); err != nil {
 				return err
