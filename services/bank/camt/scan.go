@@ -145,11 +145,46 @@ func (s *scanner) readText() (xml.CharData, error) {
 // decodeText checks raw text and resolves its entities and line ends in
 // place.
 func (s *scanner) decodeText(raw []byte) (xml.CharData, error) {
-	s.line += bytes.Count(raw, []byte{'\n'})
-	if err := s.checkChars(raw); err != nil {
-		return nil, err
+	// One pass counts the line ends, checks the characters as checkChars
+	// does and looks for entities and '\r': text nodes are short, and
+	// four passes cost more in calls than in bytes.
+	lines, plain := 0, true
+	for i := 0; i < len(raw); {
+		c := raw[i]
+		if c >= 0x20 && c < utf8.RuneSelf {
+			if c == '&' {
+				plain = false
+			}
+			i++
+			continue
+		}
+		switch c {
+		case '\n':
+			lines++
+			i++
+			continue
+		case '\r':
+			plain = false
+			i++
+			continue
+		case '\t':
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			// The error names the line after the text, as it always has.
+			s.line += bytes.Count(raw, []byte{'\n'})
+			return nil, s.syntax("illegal character code U+" + strconv.FormatUint(uint64(c), 16))
+		}
+		r, n := utf8.DecodeRune(raw[i:])
+		if r == utf8.RuneError && n == 1 || !isXMLChar(r) {
+			s.line += bytes.Count(raw, []byte{'\n'})
+			return nil, s.checkChars(raw[i:])
+		}
+		i += n
 	}
-	if bytes.IndexByte(raw, '&') < 0 && bytes.IndexByte(raw, '\r') < 0 {
+	s.line += lines
+	if plain {
 		return raw, nil
 	}
 	out := raw[:0]
@@ -241,7 +276,12 @@ func isXMLChar(r rune) bool {
 
 // readUntil reads up to and including delim (several bytes), bounded.
 func (s *scanner) readUntil(delim string) ([]byte, error) {
-	s.text = s.text[:0]
+	return s.readUntilAfter(nil, delim)
+}
+
+// readUntilAfter is readUntil when head has been read already.
+func (s *scanner) readUntilAfter(head []byte, delim string) ([]byte, error) {
+	s.text = append(s.text[:0], head...)
 	last := delim[len(delim)-1]
 	for {
 		chunk, err := s.r.ReadSlice(last)
@@ -308,11 +348,27 @@ func (s *scanner) readMarkup() (tokKind, error) {
 		return tokNone, s.syntax("a DOCTYPE or other directive is not accepted in a bank statement")
 	case '/':
 		s.r.ReadByte()
-		body, err := s.readUntil(">")
-		if err != nil {
+		// An end tag within the buffer is read where it lies, without
+		// the copy readUntil makes.
+		body, err := s.r.ReadSlice('>')
+		counted := false
+		switch {
+		case err == nil:
+			body = body[:len(body)-1]
+		case errors.Is(err, bufio.ErrBufferFull):
+			if body, err = s.readUntilAfter(body, ">"); err != nil {
+				return tokNone, err
+			}
+			counted = true
+		case errors.Is(err, io.EOF):
+			return tokNone, s.syntax("unexpected EOF")
+		default:
 			return tokNone, err
 		}
 		name, rest := splitName(body)
+		if !counted {
+			s.line += bytes.Count(rest, []byte{'\n'}) // a name holds none
+		}
 		if len(name) == 0 || len(bytes.TrimSpace(rest)) > 0 {
 			return tokNone, s.syntax("invalid end tag")
 		}
@@ -337,33 +393,42 @@ func (s *scanner) readMarkup() (tokKind, error) {
 // readStart reads a start tag; attribute values may hold '>', so the tag
 // ends at the first '>' outside quotes.
 func (s *scanner) readStart() (tokKind, error) {
-	s.text = s.text[:0]
-	var quote byte
-	for {
-		chunk, err := s.r.ReadSlice('>')
-		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
-			return tokNone, s.syntax("unexpected EOF")
-		}
-		for _, c := range chunk {
-			switch {
-			case quote != 0 && c == quote:
-				quote = 0
-			case quote == 0 && (c == '"' || c == '\''):
-				quote = c
+	var body []byte
+	chunk, err := s.r.ReadSlice('>')
+	if err == nil && bytes.IndexByte(chunk, '"') < 0 && bytes.IndexByte(chunk, '\'') < 0 {
+		// No attribute values (most tags): the '>' is the tag's end, and
+		// the tag is read where it lies in the buffer. Nothing below
+		// writes to it, as only attribute values are decoded in place.
+		body = chunk[:len(chunk)-1]
+	} else {
+		s.text = s.text[:0]
+		var quote byte
+		for {
+			if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+				return tokNone, s.syntax("unexpected EOF")
 			}
+			for _, c := range chunk {
+				switch {
+				case quote != 0 && c == quote:
+					quote = 0
+				case quote == 0 && (c == '"' || c == '\''):
+					quote = c
+				}
+			}
+			if len(s.text)+len(chunk) > maxNode {
+				return tokNone, s.syntax("tag longer than 1 MiB")
+			}
+			s.text = append(s.text, chunk...)
+			if err == nil && quote == 0 {
+				// The '>' that ended the chunk is outside quotes: the tag's end.
+				s.text = s.text[:len(s.text)-1]
+				break
+			}
+			chunk, err = s.r.ReadSlice('>')
 		}
-		if len(s.text)+len(chunk) > maxNode {
-			return tokNone, s.syntax("tag longer than 1 MiB")
-		}
-		s.text = append(s.text, chunk...)
-		if err == nil && quote == 0 {
-			// The '>' that ended the chunk is outside quotes: the tag's end.
-			s.text = s.text[:len(s.text)-1]
-			break
-		}
+		body = s.text
 	}
-	s.line += bytes.Count(s.text, []byte{'\n'})
-	body := s.text
+	s.line += bytes.Count(body, []byte{'\n'})
 	selfClosing := len(body) > 0 && body[len(body)-1] == '/'
 	if selfClosing {
 		body = body[:len(body)-1]

@@ -105,3 +105,38 @@ func TestTextOf(t *testing.T) {
 		t.Errorf("textOf = %q, want \"ab\"", got)
 	}
 }
+
+// TestScannerSlowPaths: tags longer than the read buffer take the path
+// that copies them, and line numbers count every line end, in text, in
+// tags and in end tags.
+func TestScannerSlowPaths(t *testing.T) {
+	long := strings.Repeat("n", 70<<10)
+	for name, doc := range map[string]string{
+		"long names":  "<" + long + " a='1'>x</" + long + "\n>",
+		"long values": "<a b='" + long + "' c=\">\">" + long + "</a>",
+		"long end":    "<a><b>" + long + "</b></a  \n  >",
+	} {
+		want, werr := tokens(rawDecoder([]byte(doc)))
+		got, gerr := tokens(newScanner(strings.NewReader(doc)))
+		if werr != nil || gerr != nil {
+			t.Fatalf("%s: encoding/xml error %v, scanner error %v", name, werr, gerr)
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("%s: tokens differ (-encoding/xml +scanner)\n%s", name, d)
+		}
+	}
+	for _, tt := range []struct{ doc, want string }{
+		{"<a\n>\n<b\nc='\n'\n/>\n</a\n>\n<\x01>", `line 9: invalid XML name: "\x01"`},
+		{"<a>\n\n\x01\n</a>", "line 4: illegal character code U+1"},
+		{"<a>\n\xff\n</a>", "line 3: invalid UTF-8"},
+		{"<a b='\n\x02'>\n</a>", "line 3: illegal character code U+2"}, // the tag's lines count first
+		{"<a>\n</a\n\nx>", "line 4: invalid end tag"},
+		{"<a>\n</" + long + "\n", "line 2: unexpected EOF"},
+		{"<a>\n</" + long + "\n\n>\n<?", "line 5: unexpected EOF"},
+	} {
+		_, err := tokens(newScanner(strings.NewReader(tt.doc)))
+		if err == nil || !strings.HasSuffix(err.Error(), tt.want) {
+			t.Errorf("%.20q: err = %v, want %q", tt.doc, err, tt.want)
+		}
+	}
+}
