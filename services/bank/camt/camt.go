@@ -410,7 +410,13 @@ func (p *parser) start(t xml.StartElement) error {
 
 func (p *parser) end() error {
 	depth := len(p.stack) - 1
-	defer func() { p.stack, p.prefix, p.text = p.stack[:depth], p.prefix[:depth], p.text[:0] }()
+	err := p.closed(depth)
+	p.stack, p.prefix, p.text = p.stack[:depth], p.prefix[:depth], p.text[:0]
+	return err
+}
+
+// closed handles the element at depth, which has just closed.
+func (p *parser) closed(depth int) error {
 	switch {
 	case p.txDepth > 0 && depth > p.txDepth:
 		if err := p.field(&p.tx, p.stack[p.txDepth+1:]); err != nil {

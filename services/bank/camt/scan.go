@@ -36,7 +36,10 @@ type scanner struct {
 	line  int
 	text  []byte
 	names map[string]string
-	vals  map[string]string // interned short attribute values ("EUR")
+	// recent holds interned names by a hash of their bytes: most tags
+	// find theirs there for a hash and a compare, without a map lookup.
+	recent [64]string
+	vals   map[string]string // interned short attribute values ("EUR")
 	// open holds the full names of the open elements, so an end tag
 	// that closes the innermost one (every end tag of a well-formed
 	// file) needs no lookup in names.
@@ -48,6 +51,9 @@ type scanner struct {
 	data  []byte
 	// pendingEnd says a self-closing tag owes its EndElement (of name).
 	pendingEnd bool
+	// lt says the '<' that starts the next markup has been read: the
+	// text before it ended there.
+	lt bool
 }
 
 // tokKind is the kind of token next found.
@@ -96,19 +102,22 @@ func (s *scanner) next() (tokKind, error) {
 		return tokEnd, nil
 	}
 	for {
-		b, err := s.r.ReadByte()
-		if err != nil {
-			return tokNone, err
-		}
-		if b != '<' {
-			s.r.UnreadByte()
-			t, err := s.readText()
+		if !s.lt {
+			b, err := s.r.ReadByte()
 			if err != nil {
 				return tokNone, err
 			}
-			s.data = t
-			return tokText, nil
+			if b != '<' {
+				s.r.UnreadByte()
+				t, err := s.readText()
+				if err != nil {
+					return tokNone, err
+				}
+				s.data = t
+				return tokText, nil
+			}
 		}
+		s.lt = false
 		k, err := s.readMarkup()
 		if err != nil {
 			return tokNone, err
@@ -119,14 +128,30 @@ func (s *scanner) next() (tokKind, error) {
 	}
 }
 
-// readText reads character data up to the next '<' or the end.
+// readText reads character data up to the next '<' or the end; a '<' it
+// reads it leaves to the next call (lt).
 func (s *scanner) readText() (xml.CharData, error) {
+	chunk, err := s.r.ReadSlice('<')
+	if err == nil {
+		// The whole text lies in the buffer: unless it holds entities or
+		// '\r', it is handed on where it lies, without a copy.
+		s.lt = true
+		raw := chunk[:len(chunk)-1]
+		plain, err := s.checkText(raw)
+		if err != nil {
+			return nil, err
+		}
+		if plain {
+			return raw, nil
+		}
+		s.text = append(s.text[:0], raw...)
+		return s.resolve(s.text)
+	}
 	s.text = s.text[:0]
 	for {
-		chunk, err := s.r.ReadSlice('<')
 		if err == nil {
 			chunk = chunk[:len(chunk)-1]
-			s.r.UnreadByte()
+			s.lt = true
 		}
 		if len(s.text)+len(chunk) > maxNode {
 			return nil, s.syntax("text node longer than 1 MiB")
@@ -138,6 +163,7 @@ func (s *scanner) readText() (xml.CharData, error) {
 		if !errors.Is(err, bufio.ErrBufferFull) {
 			return nil, err
 		}
+		chunk, err = s.r.ReadSlice('<')
 	}
 	return s.decodeText(s.text)
 }
@@ -145,6 +171,16 @@ func (s *scanner) readText() (xml.CharData, error) {
 // decodeText checks raw text and resolves its entities and line ends in
 // place.
 func (s *scanner) decodeText(raw []byte) (xml.CharData, error) {
+	plain, err := s.checkText(raw)
+	if err != nil || plain {
+		return raw, err
+	}
+	return s.resolve(raw)
+}
+
+// checkText checks raw text as checkChars does, counts its lines and
+// says whether it is plain: without entities or '\r', so as it stands.
+func (s *scanner) checkText(raw []byte) (plain bool, err error) {
 	// One pass counts the line ends, checks the characters as checkChars
 	// does and looks for entities and '\r': text nodes are short, and
 	// four passes cost more in calls than in bytes.
@@ -174,19 +210,21 @@ func (s *scanner) decodeText(raw []byte) (xml.CharData, error) {
 		if c < utf8.RuneSelf {
 			// The error names the line after the text, as it always has.
 			s.line += bytes.Count(raw, []byte{'\n'})
-			return nil, s.syntax("illegal character code U+" + strconv.FormatUint(uint64(c), 16))
+			return false, s.syntax("illegal character code U+" + strconv.FormatUint(uint64(c), 16))
 		}
 		r, n := utf8.DecodeRune(raw[i:])
 		if r == utf8.RuneError && n == 1 || !isXMLChar(r) {
 			s.line += bytes.Count(raw, []byte{'\n'})
-			return nil, s.checkChars(raw[i:])
+			return false, s.checkChars(raw[i:])
 		}
 		i += n
 	}
 	s.line += lines
-	if plain {
-		return raw, nil
-	}
+	return plain, nil
+}
+
+// resolve resolves the entities and line ends of checked text in place.
+func (s *scanner) resolve(raw []byte) (xml.CharData, error) {
 	out := raw[:0]
 	for i := 0; i < len(raw); {
 		c := raw[i]
@@ -506,14 +544,25 @@ func splitName(b []byte) (name, rest []byte) {
 // intern returns the qualified name b as a string shared by every tag of
 // that name, checking it the first time it is seen.
 func (s *scanner) intern(b []byte) (string, error) {
+	h := uint32(len(b))
+	for _, x := range b {
+		h = (h ^ uint32(x)) * 16777619 // FNV-1a
+	}
+	slot := &s.recent[h>>26]
+	if len(b) > 0 && *slot == string(b) {
+		return *slot, nil
+	}
 	full, ok := s.names[string(b)]
-	if !ok {
+	if ok {
+		*slot = full
+	} else {
 		if !nameRE.Match(b) {
 			return "", s.syntax("invalid XML name: " + strconv.Quote(string(b)))
 		}
 		full = string(b)
 		if len(s.names) < 4096 {
 			s.names[full] = full
+			*slot = full
 		}
 	}
 	return full, nil
