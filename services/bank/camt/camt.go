@@ -239,7 +239,8 @@ type parser struct {
 	tx      fields
 	held    int // bytes of text held for the open entry
 
-	strs strCache
+	strs     strCache
+	validDay string // the day dateOf last found valid
 }
 
 type stmtState struct {
@@ -589,7 +590,7 @@ func (p *parser) balance() error {
 	if err != nil {
 		return err
 	}
-	date, err := dateOf(p.bal.date, place{name: "balance " + code})
+	date, err := p.dateOf(p.bal.date, place{name: "balance " + code})
 	if err != nil {
 		return err
 	}
@@ -815,13 +816,13 @@ func (p *parser) entry() error {
 	if err != nil {
 		return err
 	}
-	book, err := dateOf(firstOf(n.bookDate, n.valDate), where.with(" booking date"))
+	book, err := p.dateOf(firstOf(n.bookDate, n.valDate), where.with(" booking date"))
 	if err != nil {
 		return err
 	}
 	val := ""
 	if n.valDate != "" {
-		if val, err = dateOf(n.valDate, where.with(" value date")); err != nil {
+		if val, err = p.dateOf(n.valDate, where.with(" value date")); err != nil {
 			return err
 		}
 	}
@@ -1094,7 +1095,10 @@ func signed(s, dir string, where place) (decimal.Decimal, error) {
 
 // dateOf takes the date of an ISODate or ISODateTime as written: the
 // bank's local booking day, without moving it through a time zone.
-func dateOf(s string, where place) (string, error) {
+//
+// The day last found valid is remembered: the entries of a statement
+// share a few days, and time.Parse was the dearest check of an entry.
+func (p *parser) dateOf(s string, where place) (string, error) {
 	if s == "" {
 		return "", invalid("%s: date missing", where)
 	}
@@ -1103,8 +1107,13 @@ func dateOf(s string, where place) (string, error) {
 	if len(s) < 10 || (len(s) > 10 && !strings.ContainsRune("TZ+-", rune(s[10]))) {
 		return "", invalid("%s: %q is not a date", where, s)
 	}
-	if _, err := time.Parse("2006-01-02", s[:10]); err != nil {
+	day := s[:10]
+	if day == p.validDay {
+		return p.validDay, nil
+	}
+	if _, err := time.Parse("2006-01-02", day); err != nil {
 		return "", invalid("%s: %q is not a date", where, s)
 	}
-	return s[:10], nil
+	p.validDay = day
+	return day, nil
 }

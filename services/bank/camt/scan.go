@@ -38,7 +38,7 @@ type scanner struct {
 	names map[string]string
 	// recent holds interned names by a hash of their bytes: most tags
 	// find theirs there for a hash and a compare, without a map lookup.
-	recent [64]string
+	recent [256]string
 	vals   map[string]string // interned short attribute values ("EUR")
 	// open holds the full names of the open elements, so an end tag
 	// that closes the innermost one (every end tag of a well-formed
@@ -433,7 +433,7 @@ func (s *scanner) readMarkup() (tokKind, error) {
 func (s *scanner) readStart() (tokKind, error) {
 	var body []byte
 	chunk, err := s.r.ReadSlice('>')
-	if err == nil && bytes.IndexByte(chunk, '"') < 0 && bytes.IndexByte(chunk, '\'') < 0 {
+	if err == nil && !hasQuote(chunk) {
 		// No attribute values (most tags): the '>' is the tag's end, and
 		// the tag is read where it lies in the buffer. Nothing below
 		// writes to it, as only attribute values are decoded in place.
@@ -530,6 +530,17 @@ func (s *scanner) readStart() (tokKind, error) {
 	return tokStart, nil
 }
 
+// hasQuote says whether a tag holds a quote; tags are short, so a loop
+// costs less than two calls of bytes.IndexByte.
+func hasQuote(b []byte) bool {
+	for _, c := range b {
+		if c == '"' || c == '\'' {
+			return true
+		}
+	}
+	return false
+}
+
 var nameRE = regexp.MustCompile(`^[A-Za-z_\x80-\xff][A-Za-z0-9_.\-\x80-\xff]*(:[A-Za-z_\x80-\xff][A-Za-z0-9_.\-\x80-\xff]*)?$`)
 
 // splitName cuts a name off the front of b.
@@ -548,7 +559,7 @@ func (s *scanner) intern(b []byte) (string, error) {
 	for _, x := range b {
 		h = (h ^ uint32(x)) * 16777619 // FNV-1a
 	}
-	slot := &s.recent[h>>26]
+	slot := &s.recent[h>>24]
 	if len(b) > 0 && *slot == string(b) {
 		return *slot, nil
 	}

@@ -25,6 +25,8 @@ func TestErrorPlaces(t *testing.T) {
 			`camt: statement "S-1" entry 2: CdtDbtInd missing`},
 		{"booking date", stmt(`<Ntry><Amt Ccy="EUR">1.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><BookgDt><Dt>2024-02-30</Dt></BookgDt></Ntry>`),
 			`camt: statement "S-1" entry 1 booking date: "2024-02-30" is not a date`},
+		{"date after a valid one", stmt(ok + `<Ntry><Amt Ccy="EUR">1.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><BookgDt><Dt>2024-03-01</Dt></BookgDt><ValDt><Dt>2024-03-32</Dt></ValDt></Ntry>`),
+			`camt: statement "S-1" entry 2 value date: "2024-03-32" is not a date`},
 		{"value date", stmt(`<Ntry><Amt Ccy="EUR">1.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><BookgDt><Dt>2024-03-01</Dt></BookgDt><ValDt><Dt>x</Dt></ValDt></Ntry>`),
 			`camt: statement "S-1" entry 1 value date: "x" is not a date`},
 		{"entry charges", stmt(`<Ntry><Amt Ccy="EUR">1.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><BookgDt><Dt>2024-03-01</Dt></BookgDt><Chrgs><TtlChrgsAndTaxAmt Ccy="EUR">1,5</TtlChrgsAndTaxAmt></Chrgs></Ntry>`),
