@@ -124,15 +124,7 @@ func (g *guardReader) Read(b []byte) (int, error) {
 	if err != nil && err != io.EOF && g.err == nil {
 		g.err = err
 	}
-	run := g.run
-	for _, c := range b[:n] {
-		if c == '<' || c == '>' {
-			run = 0
-		} else if run++; run > maxRun {
-			break
-		}
-	}
-	g.run = run
+	g.run = nextRun(g.run, b[:n])
 	if g.run > maxRun {
 		g.bad = true
 		return 0, errLongRun
@@ -140,13 +132,47 @@ func (g *guardReader) Read(b []byte) (int, error) {
 	return n, err
 }
 
+// nextRun is the run of bytes without '<' or '>' at the end of b when run
+// such bytes came before it, or a number above maxRun once a run exceeds
+// maxRun. A read is no longer than the bufio buffer above (64 KiB), so
+// only the run across its start and the one at its end can be long, and
+// those two are found with bytes.IndexByte from the front and a short
+// walk from the back, instead of looking at every byte.
+func nextRun(run int, b []byte) int {
+	if len(b) > maxRun {
+		for _, c := range b {
+			if c == '<' || c == '>' {
+				run = 0
+			} else if run++; run > maxRun {
+				return run
+			}
+		}
+		return run
+	}
+	first := bytes.IndexByte(b, '<')
+	if gt := bytes.IndexByte(b, '>'); gt >= 0 && (first < 0 || gt < first) {
+		first = gt
+	}
+	if first < 0 {
+		return run + len(b)
+	}
+	if run+first > maxRun {
+		return run + first
+	}
+	last := len(b) - 1
+	for b[last] != '<' && b[last] != '>' {
+		last--
+	}
+	return len(b) - 1 - last
+}
+
 func invalid(format string, args ...any) error {
 	msg := "camt: " + fmt.Sprintf(format, args...)
 	return errs.Invalid(msg, errs.Field("file", msg))
 }
 
-// tokenizer is what the parser needs of an XML reader: scanner, or
-// xml.Decoder where a test compares the two.
+// tokenizer is what the scanner and xml.Decoder have in common, for the
+// tests that compare the two.
 type tokenizer interface {
 	RawToken() (xml.Token, error)
 }
@@ -190,7 +216,7 @@ const (
 )
 
 type parser struct {
-	d    tokenizer
+	d    *scanner
 	sink bank.Sink
 
 	root, kind, stmtName string
@@ -212,6 +238,9 @@ type parser struct {
 	txDepth int // stack index of the open TxDtls, 0 when none
 	tx      fields
 	held    int // bytes of text held for the open entry
+
+	strs     strCache
+	validDay string // the day dateOf last found valid
 }
 
 type stmtState struct {
@@ -249,10 +278,10 @@ type fields struct {
 
 func (p *parser) run() error {
 	for {
-		// RawToken, not Token: names are matched by local name, so the
-		// namespace translation Token does is work thrown away (a third
-		// of the time); the end tags it would match, end() matches.
-		tok, err := p.d.RawToken()
+		// The scanner's tokens are raw (RawToken's, not Token's): names
+		// are matched by local name, so a namespace translation would be
+		// work thrown away; the end tags it would match, end() matches.
+		kind, err := p.d.next()
 		if err == io.EOF {
 			if len(p.stack) > 0 {
 				return invalid("not well-formed XML: the document ends inside %s", p.stack[len(p.stack)-1])
@@ -268,23 +297,23 @@ func (p *parser) run() error {
 			// decoder (an unsupported encoding, a read failure).
 			return invalid("cannot read the document: %v", err)
 		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			if err := p.start(t); err != nil {
+		switch kind {
+		case tokStart:
+			if err := p.start(xml.StartElement{Name: p.d.name, Attr: p.d.attrs}); err != nil {
 				return err
 			}
-		case xml.CharData:
-			if len(p.stack) > stmtDepth && len(p.text) < maxTextBytes {
+		case tokText:
+			if t := p.d.data; len(p.stack) > stmtDepth && len(p.text) < maxTextBytes {
 				room := maxTextBytes - len(p.text)
 				if len(t) > room {
 					t = t[:room]
 				}
 				p.text = append(p.text, t...)
 			}
-		case xml.EndElement:
+		case tokEnd:
 			n := len(p.stack) - 1
-			if n < 0 || t.Name.Local != p.stack[n] || t.Name.Space != p.prefix[n] {
-				return invalid("not well-formed XML: end tag %s does not close the open element", t.Name.Local)
+			if t := p.d.name; n < 0 || t.Local != p.stack[n] || t.Space != p.prefix[n] {
+				return invalid("not well-formed XML: end tag %s does not close the open element", t.Local)
 			}
 			if err := p.end(); err != nil {
 				return err
@@ -382,7 +411,13 @@ func (p *parser) start(t xml.StartElement) error {
 
 func (p *parser) end() error {
 	depth := len(p.stack) - 1
-	defer func() { p.stack, p.prefix, p.text = p.stack[:depth], p.prefix[:depth], p.text[:0] }()
+	err := p.closed(depth)
+	p.stack, p.prefix, p.text = p.stack[:depth], p.prefix[:depth], p.text[:0]
+	return err
+}
+
+// closed handles the element at depth, which has just closed.
+func (p *parser) closed(depth int) error {
 	switch {
 	case p.txDepth > 0 && depth > p.txDepth:
 		if err := p.field(&p.tx, p.stack[p.txDepth+1:]); err != nil {
@@ -436,10 +471,60 @@ func is(path []string, names ...string) bool {
 func (p *parser) textOf() string {
 	p.held += len(p.text)
 	b := bytes.TrimSpace(p.text)
-	if bytes.ContainsAny(b, "\n\r\t") || bytes.Contains(b, []byte("  ")) {
+	if needsFolding(b) {
 		b = []byte(strings.Join(strings.Fields(string(b)), " "))
 	}
+	// Text that short is never cut: every token the scanner hands on is
+	// valid UTF-8, so only text cut off at maxTextBytes can end inside a
+	// rune, and cut would stop there.
+	if len(b) <= MaxTextRunes && utf8.Valid(b) {
+		return p.strs.of(b)
+	}
 	return cut(b)
+}
+
+// needsFolding says whether b holds a line break, a tab or two spaces in
+// a row (bytes.ContainsAny and bytes.Contains in one pass).
+func needsFolding(b []byte) bool {
+	for i, c := range b {
+		switch c {
+		case '\n', '\r', '\t':
+			return true
+		case ' ':
+			if i+1 < len(b) && b[i+1] == ' ' {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// strCache hands out strings for short texts, reusing the last string
+// made for equal bytes: dates, codes, IBANs, BICs and names recur from
+// entry to entry, and each reuse saves an allocation. It is a fixed table
+// indexed by a hash, an entry replaced by the next text of its slot, so
+// a file of texts that never recur costs a hash each and holds nothing.
+type strCache [256]string
+
+// maxCached is the longest text the cache keeps (an IBAN has 34 bytes).
+const maxCached = 34
+
+func (c *strCache) of(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if len(b) > maxCached {
+		return string(b)
+	}
+	h := uint32(len(b))
+	for _, x := range b {
+		h = (h ^ uint32(x)) * 16777619 // FNV-1a
+	}
+	slot := &c[h>>24]
+	if *slot != string(b) {
+		*slot = string(b)
+	}
+	return *slot
 }
 
 func cut(b []byte) string {
@@ -501,11 +586,11 @@ func (p *parser) balance() error {
 	if code != "OPBD" && code != "PRCD" && code != "CLBD" {
 		return nil // available, interim and forward balances play no part in the check
 	}
-	amt, err := signed(p.bal.amount, p.bal.dir, "balance "+code)
+	amt, err := signed(p.bal.amount, p.bal.dir, place{name: "balance " + code})
 	if err != nil {
 		return err
 	}
-	date, err := dateOf(p.bal.date, "balance "+code)
+	date, err := p.dateOf(p.bal.date, place{name: "balance " + code})
 	if err != nil {
 		return err
 	}
@@ -662,7 +747,7 @@ func (p *parser) charges(f *fields, path []string) error {
 	if !amt {
 		return nil
 	}
-	d, err := amount(p.textOf(), "charges")
+	d, err := amount(p.textOf(), place{name: "charges"})
 	if err != nil {
 		return err
 	}
@@ -726,18 +811,18 @@ func (p *parser) entry() error {
 	if !booked(n.status) {
 		return nil
 	}
-	where := fmt.Sprintf("statement %q entry %d", p.st.head.ID, p.st.entries+1)
+	where := place{stmt: p.st.head.ID, entry: p.st.entries + 1}
 	total, err := signed(n.amount, n.dir, where)
 	if err != nil {
 		return err
 	}
-	book, err := dateOf(firstOf(n.bookDate, n.valDate), where+" booking date")
+	book, err := p.dateOf(firstOf(n.bookDate, n.valDate), where.with(" booking date"))
 	if err != nil {
 		return err
 	}
 	val := ""
 	if n.valDate != "" {
-		if val, err = dateOf(n.valDate, where+" value date"); err != nil {
+		if val, err = p.dateOf(n.valDate, where.with(" value date")); err != nil {
 			return err
 		}
 	}
@@ -795,7 +880,7 @@ func (p *parser) entry() error {
 // splittable says whether the entry's several transaction details each
 // carry an amount in the entry's currency and add up to the booked
 // amount; only then does the booking split without changing the balance.
-func (p *parser) splittable(total decimal.Decimal, ccy, dir, where string) (bool, error) {
+func (p *parser) splittable(total decimal.Decimal, ccy, dir string, where place) (bool, error) {
 	if len(p.details) < 2 {
 		return false, nil
 	}
@@ -805,7 +890,7 @@ func (p *parser) splittable(total decimal.Decimal, ccy, dir, where string) (bool
 		if d.amount == "" || (d.ccy != "" && ccy != "" && !strings.EqualFold(d.ccy, ccy)) {
 			return false, nil
 		}
-		a, err := signed(d.amount, firstOf(d.dir, dir), fmt.Sprintf("%s detail %d", where, i+1))
+		a, err := signed(d.amount, firstOf(d.dir, dir), where.inDetail(i+1))
 		if err != nil {
 			return false, err
 		}
@@ -816,7 +901,7 @@ func (p *parser) splittable(total decimal.Decimal, ccy, dir, where string) (bool
 
 // detail fills e from one transaction detail, the entry's fields being
 // the default.
-func (p *parser) detail(e *bank.Entry, n, d *fields, where string) error {
+func (p *parser) detail(e *bank.Entry, n, d *fields, where place) error {
 	if d.acctSvcrRef != "" {
 		e.BankReference = d.acctSvcrRef
 	}
@@ -919,9 +1004,9 @@ func (p *parser) emit(e bank.Entry) error {
 	return p.sink.Entry(e)
 }
 
-func chargesOf(f *fields, where string) (decimal.Decimal, error) {
+func chargesOf(f *fields, where place) (decimal.Decimal, error) {
 	if f.chargesTotal != "" {
-		return amount(f.chargesTotal, where+" charges")
+		return amount(f.chargesTotal, where.with(" charges"))
 	}
 	return f.chargesSum, nil
 }
@@ -935,9 +1020,36 @@ func firstOf(ss ...string) string {
 	return ""
 }
 
+// place names where a value sits, for error messages: a fixed name
+// ("charges", "balance OPBD"), or an entry of a statement and perhaps one
+// of its details, with what of it ("booking date"). Its text is made only
+// when an error is reported; formatting it for every entry up front was a
+// fifth of the parser's allocations.
+type place struct {
+	name          string
+	stmt          string
+	entry, detail int
+	what          string
+}
+
+func (w place) with(what string) place { w.what = what; return w }
+
+func (w place) inDetail(i int) place { w.detail = i; return w }
+
+func (w place) String() string {
+	s := w.name
+	if w.entry > 0 {
+		s = fmt.Sprintf("statement %q entry %d", w.stmt, w.entry)
+		if w.detail > 0 {
+			s += fmt.Sprintf(" detail %d", w.detail)
+		}
+	}
+	return s + w.what
+}
+
 // amount reads an ISO 20022 amount: digits with an optional fraction,
 // no sign and no exponent (the direction is CdtDbtInd's).
-func amount(s, where string) (decimal.Decimal, error) {
+func amount(s string, where place) (decimal.Decimal, error) {
 	if s == "" {
 		return decimal.Decimal{}, invalid("%s: amount missing", where)
 	}
@@ -965,7 +1077,7 @@ func amount(s, where string) (decimal.Decimal, error) {
 	return d, nil
 }
 
-func signed(s, dir, where string) (decimal.Decimal, error) {
+func signed(s, dir string, where place) (decimal.Decimal, error) {
 	d, err := amount(s, where)
 	if err != nil {
 		return d, err
@@ -983,7 +1095,10 @@ func signed(s, dir, where string) (decimal.Decimal, error) {
 
 // dateOf takes the date of an ISODate or ISODateTime as written: the
 // bank's local booking day, without moving it through a time zone.
-func dateOf(s, where string) (string, error) {
+//
+// The day last found valid is remembered: the entries of a statement
+// share a few days, and time.Parse was the dearest check of an entry.
+func (p *parser) dateOf(s string, where place) (string, error) {
 	if s == "" {
 		return "", invalid("%s: date missing", where)
 	}
@@ -992,8 +1107,13 @@ func dateOf(s, where string) (string, error) {
 	if len(s) < 10 || (len(s) > 10 && !strings.ContainsRune("TZ+-", rune(s[10]))) {
 		return "", invalid("%s: %q is not a date", where, s)
 	}
-	if _, err := time.Parse("2006-01-02", s[:10]); err != nil {
+	day := s[:10]
+	if day == p.validDay {
+		return p.validDay, nil
+	}
+	if _, err := time.Parse("2006-01-02", day); err != nil {
 		return "", invalid("%s: %q is not a date", where, s)
 	}
-	return s[:10], nil
+	p.validDay = day
+	return day, nil
 }
