@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/ledgerplatform/ledger/contracts/gatewayv1"
-	"github.com/ledgerplatform/ledger/gateway/contract"
 	"github.com/ledgerplatform/ledger/pkg/auth"
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
+	"github.com/ledgerplatform/ledger/pkg/strictjson"
 )
 
 // The one pipeline. Every /v1 request and every MCP message is one
@@ -124,7 +124,7 @@ func (g *Gateway) call(ctx context.Context, x *exchange, build func() (req *nats
 		f := x.surface.keyField
 		return nil, errs.Invalid(f+" is too long", errs.Field(f, "at most 255 characters"))
 	}
-	if issue := contract.TextIssue(key); issue != "" {
+	if issue := strictjson.TextIssue(key, false); issue != "" {
 		f := x.surface.keyField
 		return nil, errs.Invalid(f+" is not text", errs.Field(f, issue))
 	}

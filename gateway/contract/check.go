@@ -19,6 +19,7 @@ import (
 	"golang.org/x/text/message"
 
 	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/strictjson"
 )
 
 // maxDetails bounds the details of one refusal; a client fixing its input
@@ -58,7 +59,7 @@ func (o *Operation) checkQuery(query url.Values) error {
 			v = arr
 		}
 		for _, s := range vs {
-			if issue := checkText(s, false); issue != "" {
+			if issue := strictjson.TextIssue(s, false); issue != "" {
 				details = append(details, errs.Field(name, issue))
 				v = nil
 				break
@@ -266,21 +267,9 @@ func refusal(msg string, details []errs.Detail) error {
 func prefixDetails(ds []errs.Detail, prefix string) []errs.Detail {
 	out := make([]errs.Detail, len(ds))
 	for i, d := range ds {
-		out[i] = errs.Field(joinPath(prefix, d.Field), d.Issue)
+		out[i] = errs.Field(strictjson.Join(prefix, d.Field), d.Issue)
 	}
 	return out
-}
-
-func joinPath(prefix, field string) string {
-	switch {
-	case field == "":
-		return prefix
-	case prefix == "":
-		return field
-	case strings.HasPrefix(field, "["):
-		return prefix + field
-	}
-	return prefix + "." + field
 }
 
 var printer = message.NewPrinter(language.English)
@@ -301,15 +290,15 @@ func validationDetails(err error, prefix string) []errs.Detail {
 			}
 			return
 		}
-		field := joinPath(prefix, locationPath(e.InstanceLocation))
+		field := strictjson.Join(prefix, strictjson.Path(e.InstanceLocation))
 		switch k := e.ErrorKind.(type) {
 		case *kind.Required:
 			for _, m := range k.Missing {
-				out = append(out, errs.Field(joinPath(field, m), "required"))
+				out = append(out, errs.Field(strictjson.Join(field, m), "required"))
 			}
 		case *kind.AdditionalProperties:
 			for _, p := range k.Properties {
-				out = append(out, errs.Field(joinPath(field, p), "unknown field"))
+				out = append(out, errs.Field(strictjson.Join(field, p), "unknown field"))
 			}
 		case *kind.Type:
 			want := make([]string, len(k.Want))

@@ -156,7 +156,7 @@ func TestCheckRequestBody(t *testing.T) {
 		{"huge number", `{"date":"2025-03-14","lines":[{"amount":1e400}]}`, "ok"},
 		{"over-long", `{"date":"2025-03-14","lines":[{"amount":1,"note":"abcdef"}]}`, "INVALID_INPUT | lines[0].note: at most 5 characters"},
 		{"not JSON", `date=1`, "INVALID_INPUT | : malformed JSON at offset 0"},
-		{"cut short", `{"date":`, "INVALID_INPUT | date: the JSON value is cut short"},
+		{"cut short", `{"date":`, "INVALID_INPUT | : the JSON value is cut short"},
 		{"deep nesting", strings.Repeat("[", 100) + strings.Repeat("]", 100), "INVALID_INPUT | " + strings.Repeat("[0]", 33) + ": nested too deeply"},
 	}
 	for _, tt := range tests {

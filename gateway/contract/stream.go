@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/strictjson"
 )
 
 // CheckParams checks the path and query of a call as CheckRequest does,
@@ -17,7 +18,7 @@ import (
 func (o *Operation) CheckParams(params, query url.Values) error {
 	for name, vs := range params {
 		for _, v := range vs {
-			if checkText(v, false) != "" {
+			if strictjson.TextIssue(v, false) != "" {
 				return errs.NotFoundf("no %s %q", name, strings.ToValidUTF8(v, "?"))
 			}
 		}
@@ -64,7 +65,7 @@ func (o *Operation) StreamForm(contentType string, body io.Reader, file func(Fil
 			return nil, errs.Invalid("too many form parts", errs.Field("", fmt.Sprintf("at most %d parts", f.maxParts)))
 		}
 		name := part.FormName()
-		if issue := checkText(name, false); issue != "" {
+		if issue := strictjson.TextIssue(name, false); issue != "" {
 			return nil, errs.Invalid("invalid form field name", errs.Field("", issue))
 		}
 		ff, ok := f.fields[name]
@@ -84,8 +85,8 @@ func (o *Operation) StreamForm(contentType string, body io.Reader, file func(Fil
 			case fn == "":
 				x := errs.Field(name, "must be a file part with a file name")
 				d = &x
-			case checkText(fn, false) != "":
-				x := errs.Field(name, "file name "+checkText(fn, false))
+			case strictjson.TextIssue(fn, false) != "":
+				x := errs.Field(name, "file name "+strictjson.TextIssue(fn, false))
 				d = &x
 			case len(fn) > 255:
 				x := errs.Field(name, "file name at most 255 bytes")
@@ -113,7 +114,7 @@ func (o *Operation) StreamForm(contentType string, body io.Reader, file func(Fil
 			continue
 		}
 		s := string(val)
-		if issue := checkText(s, true); issue != "" {
+		if issue := strictjson.TextIssue(s, true); issue != "" {
 			details = append(details, errs.Field(name, issue))
 			continue
 		}

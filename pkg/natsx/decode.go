@@ -13,6 +13,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/strictjson"
 )
 
 // Services decode request bodies as strictly as the gateway checks them,
@@ -52,7 +53,7 @@ func Decode(body []byte, v any) error {
 			if cerr := CheckJSON(body); cerr != nil {
 				return cerr
 			}
-			return syntaxError(err)
+			return strictjson.SyntaxError(err, "")
 		}
 		field, issue := semanticDetail(err)
 		return errs.Invalid("invalid request body", errs.Field(field, issue))
@@ -79,10 +80,10 @@ func CheckJSON(body []byte) error {
 	for {
 		tok, err := dec.ReadToken()
 		if err != nil {
-			return syntaxError(err)
+			return strictjson.SyntaxError(err, "")
 		}
 		if tok.Kind() == '"' {
-			if issue := textIssue(tok.String()); issue != "" {
+			if issue := strictjson.TextIssue(tok.String(), true); issue != "" {
 				return errs.Invalid("invalid text in the request body", errs.Field(stackPath(dec), issue))
 			}
 		}
@@ -94,23 +95,6 @@ func CheckJSON(body []byte) error {
 		return errs.Invalid("malformed request body", errs.Field("", "unexpected data after the JSON value"))
 	}
 	return nil
-}
-
-// textIssue says why s is not acceptable text, or "". jsontext has
-// refused invalid UTF-8 already; what is left are control characters,
-// which no text field carries and Postgres refuses (NUL) or stores to
-// surprise whoever reads them.
-func textIssue(s string) string {
-	for _, r := range s {
-		switch {
-		case r == '\t' || r == '\n' || r == '\r':
-		case r == 0:
-			return "must not contain NUL characters"
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-			return "must not contain control characters"
-		}
-	}
-	return ""
 }
 
 // stackPath is the path of the token dec read last: the decoder knows
@@ -132,49 +116,6 @@ func stackPath(dec *jsontext.Decoder) string {
 	return b.String()
 }
 
-// pointerPath turns a JSON pointer ("/lines/0/amount") into a field path
-// ("lines[0].amount"). Numeric tokens are taken as array indexes, which is
-// what they are in every request type (none has a map).
-func pointerPath(ptr jsontext.Pointer) string {
-	var b strings.Builder
-	for tok := range ptr.Tokens() {
-		if _, err := strconv.Atoi(tok); err == nil {
-			b.WriteString("[" + tok + "]")
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteByte('.')
-		}
-		b.WriteString(tok)
-	}
-	return b.String()
-}
-
-// syntaxError words a jsontext error for the client: where it happened and
-// what was wrong, never the decoder's internals.
-func syntaxError(err error) error {
-	field, issue := "", "malformed JSON"
-	var se *jsontext.SyntacticError
-	switch {
-	case errors.As(err, &se):
-		field = pointerPath(se.JSONPointer)
-		switch msg := se.Err.Error(); {
-		case errors.Is(se.Err, jsontext.ErrDuplicateName):
-			issue = "duplicate field name"
-		case strings.Contains(msg, "UTF-8"), strings.Contains(msg, "surrogate"):
-			issue = "invalid UTF-8 or a lone surrogate in text"
-		case errors.Is(se.Err, io.ErrUnexpectedEOF):
-			// The whole value is incomplete, not the member it stops in.
-			field, issue = "", "the JSON value is cut short"
-		default:
-			issue = "malformed JSON at offset " + strconv.FormatInt(se.ByteOffset, 10)
-		}
-	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		issue = "the JSON value is cut short"
-	}
-	return errs.Invalid("malformed request body", errs.Field(field, issue))
-}
-
 var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 
 // semanticDetail names the field of a well-formed body that does not fit
@@ -184,7 +125,7 @@ func semanticDetail(err error) (field, issue string) {
 	if !errors.As(err, &se) {
 		return "", "malformed JSON"
 	}
-	field = pointerPath(se.JSONPointer)
+	field = strictjson.PointerPath(se.JSONPointer)
 	t := se.GoType
 	switch {
 	case errors.Is(se.Err, jsonv2.ErrUnknownName):
