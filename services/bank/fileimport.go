@@ -145,6 +145,8 @@ type fileSink struct {
 	stmts    []bankv1.StatementResult
 	rowErrs  []bankv1.FileRowError
 	refused  map[int]bool
+	written  int             // entries handed to the writer
+	progress func(rows int) // nil: nobody watches
 }
 
 // Statement implements Sink.
@@ -193,8 +195,12 @@ func (f *fileSink) Entry(e Entry) error {
 
 func (f *fileSink) flush() error {
 	err := f.w.Write(f.buf)
+	f.written += len(f.buf)
 	clear(f.buf) // let the strings go
 	f.buf = f.buf[:0]
+	if err == nil && f.progress != nil {
+		f.progress(f.written)
+	}
 	return err
 }
 
@@ -271,7 +277,7 @@ func (f *fileSink) ReportRow(row int, field, issue string) {
 // and a retry imports nothing twice. A file for several accounts (found
 // by IBAN) is read once to find them and once per account.
 func (s *Service) ImportFile(ctx context.Context, tenantID, accountID string, in gatewayv1.UploadRequest) (bankv1.FileImportResult, error) {
-	return s.importFile(ctx, tenantID, accountID, in, true)
+	return s.importFile(ctx, tenantID, accountID, in, true, nil)
 }
 
 // checkUpload checks the gateway's description of an upload.
@@ -288,8 +294,9 @@ func checkUpload(ref gatewayv1.UploadRef) error {
 }
 
 // importFile is ImportFile; drop deletes the object when the import is
-// done or refused (a job deletes it once its outcome is recorded).
-func (s *Service) importFile(ctx context.Context, tenantID, accountID string, in gatewayv1.UploadRequest, drop bool) (bankv1.FileImportResult, error) {
+// done or refused (a job deletes it once its outcome is recorded), and
+// progress, when set, hears the entries written so far after each chunk.
+func (s *Service) importFile(ctx context.Context, tenantID, accountID string, in gatewayv1.UploadRequest, drop bool, progress func(rows int)) (bankv1.FileImportResult, error) {
 	if s.files.uploads == nil {
 		return bankv1.FileImportResult{}, errs.E(errs.Unavailable, "statement files cannot be imported here")
 	}
@@ -358,6 +365,7 @@ func (s *Service) importFile(ctx context.Context, tenantID, accountID string, in
 
 	out := bankv1.FileImportResult{Statements: []bankv1.StatementResult{}, Errors: []bankv1.FileRowError{}}
 	for i, tg := range targets {
+		base := out.TotalRows // the accounts before this one
 		acc := tg.acc
 		var (
 			stmts   []bankv1.StatementResult
@@ -367,6 +375,9 @@ func (s *Service) importFile(ctx context.Context, tenantID, accountID string, in
 		r, err := s.store.ImportFile(ctx, tenantID, acc.ID, meta, func(w StatementWriter) (FileParse, error) {
 			// From the start again when the transaction is retried.
 			sink := &fileSink{w: w, acc: acc, ibans: tg.ibans}
+			if progress != nil {
+				sink.progress = func(rows int) { progress(base + rows) }
+			}
 			stmts, rowErrs = nil, nil
 			if _, err := s.readFile(ctx, ref, sink); err != nil {
 				return FileParse{}, err

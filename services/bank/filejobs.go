@@ -28,12 +28,19 @@ type FileJobStore interface {
 	// ok is false for a job that is finished (or unknown).
 	ClaimFileJob(ctx context.Context, tenantID, id string) (j FileJob, ok bool, err error)
 	FinishFileJob(ctx context.Context, tenantID, id string, res *bankv1.FileImportResult, jerr *bankv1.JobError) error
+	// FileJobProgress records how many entries a running job has written,
+	// outside the import's transaction so that GET /v1/bank-imports/{id}
+	// sees it.
+	FileJobProgress(ctx context.Context, tenantID, id string, rowsDone int) error
 	// FileJob reads a job as the API shows it; found is false for an id
 	// that is no job.
 	FileJob(ctx context.Context, tenantID, id string) (j bankv1.ImportJob, found bool, err error)
 	// DropFileJob deletes a failed job.
 	DropFileJob(ctx context.Context, tenantID, id string) error
 }
+
+// progressEvery is how often a running job records its progress at most.
+const progressEvery = 250 * time.Millisecond
 
 // jobPoll is how often a request waiting for its job looks at it.
 const jobPoll = 50 * time.Millisecond
@@ -119,7 +126,17 @@ func (s *Service) RunFileJob(ctx context.Context, tenantID, jobID string) error 
 	if err != nil || !ok {
 		return err
 	}
-	res, err := s.importFile(ctx, tenantID, j.BankAccountID, j.Upload, false)
+	var last time.Time
+	progress := func(rows int) {
+		if time.Since(last) < progressEvery {
+			return
+		}
+		last = time.Now()
+		// Progress is for the client's eyes only: a failed write of it
+		// must not fail the import.
+		_ = s.store.FileJobProgress(ctx, tenantID, jobID, rows)
+	}
+	res, err := s.importFile(ctx, tenantID, j.BankAccountID, j.Upload, false, progress)
 	var jerr *bankv1.JobError
 	if err != nil {
 		code, msg, details := errs.Public(err)

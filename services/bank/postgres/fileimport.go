@@ -160,7 +160,7 @@ func (s *Store) ClaimFileJob(ctx context.Context, tenantID, id string) (bank.Fil
 		up  []byte
 	)
 	err := db.InTenant(ctx, s.pool, tenantID, db.ReadCommitted, func(tx pgx.Tx) error {
-		return tx.QueryRow(ctx, `UPDATE bank.file_jobs SET state = 'running', attempts = attempts + 1, updated_at = now()
+		return tx.QueryRow(ctx, `UPDATE bank.file_jobs SET state = 'running', attempts = attempts + 1, rows_done = 0, updated_at = now()
 			WHERE tenant_id = $1 AND id = $2 AND state IN ('queued', 'running') RETURNING bank_account_id, upload`, tenantID, id).Scan(&acc, &up)
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -201,6 +201,16 @@ func (s *Store) FinishFileJob(ctx context.Context, tenantID, id string, res *ban
 	return errs.Wrap("postgres.FinishFileJob", err)
 }
 
+// FileJobProgress implements bank.Store.
+func (s *Store) FileJobProgress(ctx context.Context, tenantID, id string, rowsDone int) error {
+	err := db.InTenant(ctx, s.pool, tenantID, db.ReadCommitted, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `UPDATE bank.file_jobs SET rows_done = $3, updated_at = now() WHERE tenant_id = $1 AND id = $2 AND state = 'running'`,
+			tenantID, id, rowsDone)
+		return err
+	})
+	return errs.Wrap("postgres.FileJobProgress", err)
+}
+
 // FileJob implements bank.Store.
 func (s *Store) FileJob(ctx context.Context, tenantID, id string) (bankv1.ImportJob, bool, error) {
 	j := bankv1.ImportJob{ID: id, Errors: []bankv1.RowError{}}
@@ -211,8 +221,8 @@ func (s *Store) FileJob(ctx context.Context, tenantID, id string) (bankv1.Import
 		finished         *time.Time
 	)
 	err := db.InTenant(ctx, s.pool, tenantID, db.ReadOnly, func(tx pgx.Tx) error {
-		return tx.QueryRow(ctx, `SELECT bank_account_id, state, result, error, created_at, updated_at, finished_at FROM bank.file_jobs WHERE tenant_id = $1 AND id = $2`,
-			tenantID, id).Scan(&acc, &j.State, &result, &failure, &created, &updated, &finished)
+		return tx.QueryRow(ctx, `SELECT bank_account_id, state, result, error, rows_done, created_at, updated_at, finished_at FROM bank.file_jobs WHERE tenant_id = $1 AND id = $2`,
+			tenantID, id).Scan(&acc, &j.State, &result, &failure, &j.RowsDone, &created, &updated, &finished)
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return j, false, nil
