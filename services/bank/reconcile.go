@@ -301,6 +301,12 @@ func CheckOpenItem(tx Transaction, it OpenItem, kind string) error {
 		return &errs.Error{Code: errs.DirectionMismatch, Message: "candidate_kind is " + kind + " but the open item is a " + it.Direction,
 			Details: []errs.Detail{errs.Field("candidate_kind", "must be "+KindOf(it))}}
 	}
+	if it.Currency != "" && it.Currency != DefaultCurrency {
+		// What an FX item's EUR carrying amount is worth at the payment's
+		// rate needs the settled document amount: a match group takes it.
+		return &errs.Error{Code: errs.UnsupportedSettlementCurr, Message: "the open item is in " + it.Currency +
+			"; settle it with a match group (POST /v1/bank-match-groups) naming the settled document amount"}
+	}
 	if tx.Amount.Abs().GreaterThan(it.OpenAmount.Decimal) {
 		return &errs.Error{Code: errs.SettlementExceedsOpenAmount, Message: "the transaction's amount " + tx.Amount.Abs().StringFixed(2) + " exceeds the amount still open " + it.OpenAmount.StringFixed(2),
 			Details: []errs.Detail{errs.Field("intent_id", "open amount "+it.OpenAmount.StringFixed(2))}}

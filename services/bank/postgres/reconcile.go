@@ -192,22 +192,14 @@ func (s *Store) ClaimOpenItem(ctx context.Context, tenantID, txID, intentID, acc
 		if t.Status == bankv1.StatusReconciled {
 			return alreadyReconciled(txID)
 		}
-		rows, err := tx.Query(ctx, `SELECT intent_id::text, account_number, party, direction, booking_date::text, description,
-				external_reference, journal_number, original_amount::text, open_amount::text
+		rows, err := tx.Query(ctx, `SELECT `+openItemColumns+`
 			FROM bank.open_items
 			WHERE tenant_id = $1 AND intent_id = $2 AND ($3 = '' OR account_number = $3) AND reversed_by IS NULL
 			ORDER BY account_number FOR UPDATE`, tenantID, intentID, account)
 		if err != nil {
 			return err
 		}
-		items, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (bank.OpenItem, error) {
-			var it bank.OpenItem
-			var orig, open string
-			err := r.Scan(&it.IntentID, &it.AccountNumber, &it.Party, &it.Direction, &it.BookingDate, &it.Description,
-				&it.ExternalReference, &it.JournalNumber, &orig, &open)
-			it.OriginalAmount, it.OpenAmount = money.MustParse(orig), money.MustParse(open)
-			return it, err
-		})
+		items, err := pgx.CollectRows(rows, scanOpenItem)
 		if err != nil {
 			return err
 		}
