@@ -40,7 +40,7 @@ type Reconciliation struct {
 	BankTransactionID string
 	BankAccountID     string
 	Seq               int
-	Mode              string // bankv1.ModeBankBooking or bankv1.ModeOpenItem
+	Mode              string // bankv1.ModeBankBooking, ModeOpenItem or ModeMatchGroup
 	CandidateKind     string
 	IntentID          string // the matched intent: the booking's or the open item's
 	OpenItemAccount   string // the open item's account; the bank's ledger account for a booking
@@ -51,6 +51,7 @@ type Reconciliation struct {
 	State             string // pending (clearing not confirmed yet), active
 	Tx                Transaction
 	OpenItemRef       *string
+	MatchGroupID      string // mode match_group: the group, whose clearing intent ClearingIntentID is
 }
 
 // Reconciliation states.
@@ -102,8 +103,9 @@ type Ledger interface {
 
 // Reconciler reconciles bank transactions and keeps their evidence.
 type Reconciler struct {
-	store  ReconcileStore
-	ledger Ledger
+	store    ReconcileStore
+	ledger   Ledger
+	accounts AccountChecker // match groups' adjustment accounts
 }
 
 // NewReconciler returns a Reconciler on store posting through ledger.
@@ -341,6 +343,9 @@ func (r *Reconciler) Unmatch(ctx context.Context, tenantID, txID string) (bankv1
 	if err != nil {
 		return bankv1.Unmatched{}, err
 	}
+	if rec.Mode == bankv1.ModeMatchGroup {
+		return r.unmatchGroup(ctx, tenantID, txID, rec)
+	}
 	var reversal *string
 	if rec.Mode == bankv1.ModeOpenItem {
 		rv, err := r.ledger.Reverse(ctx, tenantID, UnmatchKey(rec.ID), unmatchReversal(rec))
@@ -357,6 +362,29 @@ func (r *Reconciler) Unmatch(ctx context.Context, tenantID, txID string) (bankv1
 		}
 	}
 	return r.store.Unmatch(ctx, tenantID, txID, rec.ID, reversal)
+}
+
+// unmatchGroup undoes the whole group a transaction was reconciled in:
+// its one clearing booking is reversed (under a key derived from the
+// group, so a retry or an unmatch through another member reverses once),
+// then every member is open again.
+func (r *Reconciler) unmatchGroup(ctx context.Context, tenantID, txID string, rec Reconciliation) (bankv1.Unmatched, error) {
+	store, err := r.groupStore()
+	if err != nil {
+		return bankv1.Unmatched{}, err
+	}
+	var reversal *string
+	rv, err := r.ledger.Reverse(ctx, tenantID, UnmatchKey(rec.MatchGroupID), groupReversal(rec.ClearingIntentID))
+	switch {
+	case err == nil:
+		reversal = &rv.ReversalIntentID
+	case rec.State == StatePending && errs.Is(err, errs.NotFound):
+		// The claim's posting never reached the ledger: nothing to reverse.
+	case errs.Is(err, errs.AlreadyReversed):
+	default:
+		return bankv1.Unmatched{}, err
+	}
+	return store.UnmatchGroup(ctx, tenantID, txID, rec.MatchGroupID, reversal)
 }
 
 // unmatchReversal is the reversal of a reconciliation's clearing booking;
