@@ -131,6 +131,27 @@ var tools = []tool{
 			"id":              str("bank transaction id (UUID)"),
 			"idempotency_key": idemArg,
 		})},
+	{"create_bank_match_group", "Reconcile several bank transactions of one bank account (all money in, or all money out) against several open receivables or payables with ONE clearing booking: one customer transfer paying two invoices, two part payments of one invoice, a payment less bank fees, a payment less cash discount (Skonto), a foreign-currency invoice paid in EUR. allocations give each open item its share of the bank money (their sum must equal the transactions' total); settled_document_amount says how much of the item is settled (required for a foreign-currency item, in its currency; for an EUR item when more is settled than paid, e.g. 119.00 settled by 116.62). adjustments balance the rest: fees (6855 debit), write-offs, cash discount granted (4730 debit) or received (5730 credit); a cash discount on a taxed invoice is split into net and VAT correction automatically, FX gains and losses go to 4840/6880 automatically. The booking must balance to the cent, else GROUP_NOT_BALANCED names the difference. Unmatching any transaction of the group undoes the whole group.", "POST /v1/bank-match-groups",
+		obj([]string{"bank_transaction_ids", "allocations"}, map[string]any{
+			"bank_transaction_ids": map[string]any{"type": "array", "minItems": 1, "maxItems": 100, "items": str("bank transaction id (UUID)"),
+				"description": "the open transactions paid together, 1 to 100, one bank account, one direction"},
+			"allocations": map[string]any{"type": "array", "minItems": 1, "maxItems": 100, "description": "the open items settled, 1 to 100; see suggest_bank_matches",
+				"items": obj([]string{"intent_id", "candidate_kind", "open_item_account", "allocated_bank_amount"}, map[string]any{
+					"intent_id":               str("the ledger intent of the open item (UUID)"),
+					"candidate_kind":          str("open_receivable (money in) or open_liability (money out)"),
+					"open_item_account":       str("the open item's account, e.g. 1200 or 3300"),
+					"allocated_bank_amount":   number("EUR of the bank money given to this item, at most 2 decimals"),
+					"settled_document_amount": number("optional amount of the item settled, in its document currency; required for a foreign-currency item"),
+				})},
+			"adjustments": map[string]any{"type": "array", "maxItems": 50, "description": "optional extra lines, 0 to 50",
+				"items": obj([]string{"account_number", "posting_side", "amount"}, map[string]any{
+					"account_number": str("account of the chart, e.g. 6855 bank fees, 4730 cash discount granted, 5730 cash discount received"),
+					"posting_side":   str("debit or credit"),
+					"amount":         number("EUR, positive, at most 2 decimals; a cash discount's gross amount"),
+					"description":    str("optional text of the line"),
+				})},
+			"idempotency_key": idemArg,
+		})},
 	{"bank_reconciliation_status", "Reconciliation status of one bank account for a date range: how many transactions are open, reconciled or evidenced with their sums, the last statement's closing balance, statements whose balances do not add up (both figures), the bank balance at the end of the range against the linked SKR04 account's ledger balance and the difference, and the newest open transactions.", "GET /v1/bank-accounts/{id}/reconciliation",
 		obj([]string{"id"}, map[string]any{
 			"id":    str("bank account id (UUID); see list_bank_accounts"),

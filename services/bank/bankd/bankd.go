@@ -36,7 +36,8 @@ func Service(func(string) string) (daemon.Service, error) {
 				consumers = append(consumers, ImportJobs(svc, workers))
 			}
 			routes := append(Routes(svc), FileRoutes(svc)...)
-			routes = append(routes, ReconcileRoutes(bank.NewReconciler(store, Ledger{C: ledgerv1.Client{C: env.Client}}))...)
+			ledger := ledgerv1.Client{C: env.Client}
+			routes = append(routes, ReconcileRoutes(bank.NewReconciler(store, Ledger{C: ledger}).WithAccounts(ledger))...)
 			return daemon.Parts{Routes: routes, Consumers: consumers}, nil
 		},
 	}, nil
