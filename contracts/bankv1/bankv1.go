@@ -143,6 +143,9 @@ type Transaction struct {
 	BatchID          string       `json:"batch_id"`
 	StatementID      *string      `json:"statement_id"`
 	CreatedAt        time.Time    `json:"created_at"`
+	// MatchGroupID names the match group a transaction is reconciled in;
+	// only GET /v1/bank-transactions/{id} fills it.
+	MatchGroupID *string `json:"match_group_id,omitempty"`
 }
 
 // TransactionFilter selects a page of transactions (SubjectTransactionsList,

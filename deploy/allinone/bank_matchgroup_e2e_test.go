@@ -174,8 +174,8 @@ func TestBankMatchGroup(t *testing.T) {
 		t.Fatalf("replay %s, first %s, %d bank intents", again.Raw, r.Raw, bankIntents())
 	}
 	p.expectError(409, "CONFLICT", "POST", path, w, skontoBody)
-	if s := p.must(200, "GET", "/v1/bank-transactions/"+tx["Skonto"], reader, nil).str("status"); s != "reconciled" {
-		t.Fatalf("status %s", s)
+	if m := p.must(200, "GET", "/v1/bank-transactions/"+tx["Skonto"], reader, nil); m.str("status") != "reconciled" || m.str("match_group_id") != r.str("match_group_id") {
+		t.Fatalf("member %s", m.Raw)
 	}
 	vat := p.must(200, "GET", "/v1/accounts/3806/entries", w, nil)
 	if !strings.Contains(string(vat.Raw), r.str("intent_id")) {
