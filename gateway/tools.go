@@ -126,7 +126,7 @@ var tools = []tool{
 			"open_item_account": str("optional account of the open item, e.g. 1200; needed when the intent left open items on several accounts"),
 			"idempotency_key":   idemArg,
 		})},
-	{"unmatch_bank_transaction", "Undo a bank transaction's reconciliation: a clearing booking is reversed in the ledger, the link or allocation goes and the transaction is open again.", "POST /v1/bank-transactions/{id}/unmatch",
+	{"unmatch_bank_transaction", "Undo a bank transaction's reconciliation: a clearing booking is reversed in the ledger, the link or allocation goes and the transaction is open again. For a transaction of a match group the whole group is undone: all its transactions are open again.", "POST /v1/bank-transactions/{id}/unmatch",
 		obj([]string{"id"}, map[string]any{
 			"id":              str("bank transaction id (UUID)"),
 			"idempotency_key": idemArg,
