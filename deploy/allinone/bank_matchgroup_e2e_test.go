@@ -177,6 +177,18 @@ func TestBankMatchGroup(t *testing.T) {
 	if m := p.must(200, "GET", "/v1/bank-transactions/"+tx["Skonto"], reader, nil); m.str("status") != "reconciled" || m.str("match_group_id") != r.str("match_group_id") {
 		t.Fatalf("member %s", m.Raw)
 	}
+	// Projected, the clearing booking is explained by the group and opens
+	// no item (its discount lines credit the receivable).
+	eventually(t, 20*time.Second, func() error {
+		if n := count(t, p.owner, `SELECT count(*) FROM bank.ledger_bookings WHERE tenant_id = $1 AND intent_id = $2 AND explained_by = $3`,
+			tenant, r.str("intent_id"), tx["Skonto"]); n != 1 {
+			return fmt.Errorf("clearing booking explained: %d", n)
+		}
+		return nil
+	})
+	if n := count(t, p.owner, `SELECT count(*) FROM bank.open_items WHERE tenant_id = $1 AND intent_id = $2`, tenant, r.str("intent_id")); n != 0 {
+		t.Fatalf("the clearing booking opened %d items", n)
+	}
 	vat := p.must(200, "GET", "/v1/accounts/3806/entries", w, nil)
 	if !strings.Contains(string(vat.Raw), r.str("intent_id")) {
 		t.Fatalf("3806 shows no VAT correction: %s", vat.Raw)

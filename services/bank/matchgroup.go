@@ -752,7 +752,7 @@ func (r *Reconciler) CreateMatchGroup(ctx context.Context, tenantID string, raw 
 // postGroup posts a pending group's clearing booking and confirms it,
 // or gives the claim up when the ledger refuses for good.
 func (r *Reconciler) postGroup(ctx context.Context, store MatchGroupStore, tenantID string, g MatchGroup) error {
-	req := ledgerv1.PostRequest{TenantID: tenantID, IntentID: g.ClearingIntentID, Source: "bank", Booking: g.Clearing.Booking}
+	req := ledgerv1.PostRequest{TenantID: tenantID, IntentID: g.ClearingIntentID, Source: ClearingSource, Booking: g.Clearing.Booking}
 	if _, err := r.ledger.Post(ctx, req); err != nil {
 		if definitive(err) {
 			if aerr := store.AbandonMatchGroup(ctx, tenantID, g.ID); aerr != nil {

@@ -109,6 +109,9 @@ type Projection struct {
 	Bookings []LedgerBooking
 }
 
+// ClearingSource is the source of the clearing bookings the bank posts.
+const ClearingSource = "bank"
+
 // ErrMalformedEvent marks an intent_posted event that can never be
 // projected; redelivering it cannot help.
 var ErrMalformedEvent = errors.New("malformed intent_posted event")
@@ -258,6 +261,12 @@ func Project(ev ledgerv1.IntentPosted, settlement func(string) bool) (Projection
 		}
 		if sc {
 			add(bookings, &bookingOrder, c, amt.Neg(), l.ExternalReference)
+		}
+		if ev.Source == ClearingSource {
+			// The bank's own clearing booking settles items and opens none:
+			// a match group's discount, fee or FX line against the item's
+			// account is part of the settlement, not a new item.
+			continue
 		}
 		if _, ok := OpenItemParty(d); ok && !sc {
 			item(d, c, l, amt, false)

@@ -196,6 +196,17 @@ func TestProject(t *testing.T) {
 			want: bank.Projection{IntentID: intent, Items: []bank.OpenItem{item("1200", bank.Debtor, bank.Receivable, "100.00", nil, "Gemischt")}},
 		},
 		{
+			// A match group's clearing: the discount and its VAT against the
+			// receivable settle it; they open no payable.
+			name: "the bank's own clearing booking opens no item",
+			ev: func() ledgerv1.IntentPosted {
+				ev := posted("Bankabgleich Sammelzahlung", line("1800", "1200", "116.62", inv), line("4730", "1200", "2.00", inv), line("3806", "1200", "0.38", inv))
+				ev.Source = "bank"
+				return ev
+			}(),
+			want: bank.Projection{IntentID: intent, Bookings: []bank.LedgerBooking{booking("1800", "116.62", inv, "Bankabgleich Sammelzahlung")}},
+		},
+		{
 			// The reversal mirrors the lines; projecting them would open
 			// the opposite item. It cancels the original instead.
 			name: "a reversal only cancels",

@@ -250,7 +250,7 @@ func clearingBooking(rec Reconciliation) ledgerv1.PostRequest {
 	if rec.OpenItemRef != nil {
 		line.ExternalReference = clip(*rec.OpenItemRef, 100)
 	}
-	return ledgerv1.PostRequest{TenantID: rec.TenantID, IntentID: rec.ClearingIntentID, Source: "bank",
+	return ledgerv1.PostRequest{TenantID: rec.TenantID, IntentID: rec.ClearingIntentID, Source: ClearingSource,
 		Booking: ledgerv1.Booking{BookingDate: rec.Tx.TxDate, Description: desc, Lines: []ledgerv1.Line{line}, SkipDuplicateCheck: true}}
 }
 
