@@ -516,7 +516,11 @@ func PlanClearing(in bankv1.MatchGroupInput, st GroupState) (Clearing, error) {
 			parts[j].Gross, parts[j].Tax, parts[j].weight = parts[j].Gross.Add(p.Gross), parts[j].Tax.Add(p.Tax), parts[j].weight.Add(w)
 		}
 	}
-	taxed := slices.ContainsFunc(parts, func(p *weighted) bool { return !p.Tax.IsZero() })
+	// A split needs tax to split and weights to split by: an item whose
+	// composition nets a tax code to zero or below (a credit line larger
+	// than its invoice line) leaves the discount as given.
+	taxed := slices.ContainsFunc(parts, func(p *weighted) bool { return !p.Tax.IsZero() }) &&
+		!slices.ContainsFunc(parts, func(p *weighted) bool { return !p.weight.IsPositive() || !p.Gross.IsPositive() })
 	for _, a := range in.Adjustments {
 		side := &debits
 		if a.PostingSide == bankv1.SideCredit {

@@ -153,6 +153,22 @@ func TestPlanClearing(t *testing.T) {
 			lines: []ledgerv1.Line{ln("1800", "1200", "179.00", "RE-2"), ln("4730", "1200", "2.00", "RE-2")},
 		},
 		{
+			// Its composition nets the untaxed part below zero (a credit
+			// line): no weights to split by, the discount stays as given.
+			name: "a discount on an invoice with a credit line is not split",
+			st: func(st *bank.GroupState) {
+				setTx(tx1, "179.00")(st)
+				k := bank.ItemKey{IntentID: inv2, Account: "1200"}
+				it := st.Items[k]
+				it.TaxSplit = []bank.TaxPart{{TaxCode: "USt19", Gross: money.MustParse("191.00"), Tax: money.MustParse("30.50"), VATAccount: "3806"},
+					{Gross: money.MustParse("-10.00"), Tax: money.Zero}}
+				st.Items[k] = it
+			},
+			in: bankv1.MatchGroupInput{BankTransactionIDs: []string{tx1}, Allocations: []bankv1.MatchGroupAllocation{recv(inv2, "179.00", amtp("181.00"))},
+				Adjustments: []bankv1.MatchGroupAdjustment{adj("4730", "debit", "2.00")}},
+			lines: []ledgerv1.Line{ln("1800", "1200", "179.00", "RE-2"), ln("4730", "1200", "2.00", "RE-2")},
+		},
+		{
 			// USD 1000.00 carried at 900.00 EUR, paid in full with 950.00.
 			name:  "USD invoice settled at a better rate",
 			st:    setTx(tx1, "950.00"),

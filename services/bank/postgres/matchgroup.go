@@ -80,11 +80,11 @@ func loadGroupState(ctx context.Context, tx pgx.Tx, tenantID string, txIDs []str
 // transactions, if any.
 func pendingGroup(ctx context.Context, tx pgx.Tx, tenantID string, sorted []string) (*bank.MatchGroup, error) {
 	var groupID *string
-	var n int
+	var groups, n int
 	err := tx.QueryRow(ctx, `SELECT min(match_group_id::text), count(DISTINCT match_group_id), count(*) FILTER (WHERE state = 'pending')
 		FROM bank.reconciliations WHERE tenant_id = $1 AND bank_transaction_id = ANY($2::uuid[]) AND state IN ('pending', 'active')`,
-		tenantID, sorted).Scan(&groupID, new(int), &n)
-	if err != nil || groupID == nil || n != len(sorted) {
+		tenantID, sorted).Scan(&groupID, &groups, &n)
+	if err != nil || groupID == nil || groups != 1 || n != len(sorted) {
 		return nil, err
 	}
 	var members int
