@@ -253,6 +253,9 @@ func TestMatchGroupForeignCurrency(t *testing.T) {
 		return bankv1.MatchGroupInput{BankTransactionIDs: []string{tx}, Allocations: []bankv1.MatchGroupAllocation{allocation(inv, bankAmount, settled)}}
 	}
 	t1, t2 := e.tx("370.00", "usd-1"), e.tx("520.00", "usd-2")
+	// A single reconcile cannot know the document amount: 422, use a group.
+	_, err = e.rec.Reconcile(e.ctx, e.tenant, t1, bankv1.ReconcileInput{IntentID: inv})
+	wantCode(t, err, errs.UnsupportedSettlementCurr)
 	first, err := r.CreateMatchGroup(e.ctx, e.tenant, usd(t1, "370.00", "400.00"))
 	if err != nil {
 		t.Fatal(err)
