@@ -122,6 +122,7 @@ var Routes = []Route{
 	{"POST", "/v1/bank-transactions/{id}/reconcile", "bank:write", bankv1.SubjectTransactionsReconcile, 0},
 	{"POST", "/v1/bank-transactions/{id}/unmatch", "bank:write", bankv1.SubjectTransactionsUnmatch, 0},
 	{"POST", "/v1/bank-transactions/batch-reconcile", "bank:write", bankv1.SubjectTransactionsBatchReconcile, 0},
+	{"POST", "/v1/bank-match-groups", "bank:write", bankv1.SubjectMatchGroupsCreate, 0},
 	{"PUT", "/v1/bank-transactions/{id}/evidence", "bank:write", bankv1.SubjectEvidencePut, 0},
 	{"GET", "/v1/bank-transactions/{id}/evidence", "bank:read", bankv1.SubjectEvidenceGet, 0},
 	{"GET", "/v1/bank-accounts/{id}/reconciliation", "bank:read", bankv1.SubjectAccountsReconciliation, 0},

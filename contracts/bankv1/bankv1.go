@@ -143,6 +143,9 @@ type Transaction struct {
 	BatchID          string       `json:"batch_id"`
 	StatementID      *string      `json:"statement_id"`
 	CreatedAt        time.Time    `json:"created_at"`
+	// MatchGroupID names the match group a transaction is reconciled in;
+	// only GET /v1/bank-transactions/{id} fills it.
+	MatchGroupID *string `json:"match_group_id,omitempty"`
 }
 
 // TransactionFilter selects a page of transactions (SubjectTransactionsList,
@@ -334,14 +337,84 @@ type TransactionReconciled struct {
 	ReversalIntentID  string       `json:"reversal_intent_id,omitempty"`
 	TxDate            string       `json:"tx_date"`
 	Allocations       []Allocation `json:"allocations"`
+	// MatchGroupID names the group of a transaction reconciled in one
+	// (mode match_group); Allocations are then the whole group's.
+	MatchGroupID string `json:"match_group_id,omitempty"`
 }
 
 // Allocation is what a reconciliation settled of one intent: Amount is
-// positive, in Currency.
+// positive, in Currency (a match group's foreign-currency item: the
+// settled document amount in the document currency). BankAmount is the
+// bank money a match group gave the item, when it differs from Amount
+// or is in another currency.
 type Allocation struct {
-	IntentID        string       `json:"intent_id"`
-	CandidateKind   string       `json:"candidate_kind"`
-	OpenItemAccount string       `json:"open_item_account,omitempty"`
-	Amount          money.Amount `json:"amount"`
-	Currency        string       `json:"currency"`
+	IntentID        string        `json:"intent_id"`
+	CandidateKind   string        `json:"candidate_kind"`
+	OpenItemAccount string        `json:"open_item_account,omitempty"`
+	Amount          money.Amount  `json:"amount"`
+	Currency        string        `json:"currency"`
+	BankAmount      *money.Amount `json:"bank_amount,omitempty"`
+}
+
+// Match groups (issue 10): several transactions of one bank account
+// settle several open items with one clearing booking.
+const (
+	SubjectMatchGroupsCreate = "bank.v1.match-groups.create"
+
+	// ModeMatchGroup is the mode of a transaction reconciled in a group.
+	ModeMatchGroup = "match_group"
+)
+
+// Limits of a match group.
+const (
+	MaxGroupTransactions = 100
+	MaxGroupAllocations  = 100
+	MaxGroupAdjustments  = 50
+)
+
+// Posting sides of an adjustment line.
+const (
+	SideDebit  = "debit"
+	SideCredit = "credit"
+)
+
+// MatchGroupInput is the body of SubjectMatchGroupsCreate (POST
+// /v1/bank-match-groups).
+type MatchGroupInput struct {
+	BankTransactionIDs []string               `json:"bank_transaction_ids"`
+	Allocations        []MatchGroupAllocation `json:"allocations"`
+	Adjustments        []MatchGroupAdjustment `json:"adjustments,omitempty"`
+}
+
+// MatchGroupAllocation gives part of the group's bank money to one open
+// item. AllocatedBankAmount is in the bank's currency (EUR);
+// SettledDocumentAmount is what the item is settled by in its document
+// currency: required for a foreign-currency item, optional for an EUR item,
+// where it may differ from the bank amount (the difference being a cash
+// discount, fee or write-off among the adjustments).
+type MatchGroupAllocation struct {
+	IntentID              string        `json:"intent_id"`
+	CandidateKind         string        `json:"candidate_kind"`
+	OpenItemAccount       string        `json:"open_item_account"`
+	AllocatedBankAmount   *money.Amount `json:"allocated_bank_amount"`
+	SettledDocumentAmount *money.Amount `json:"settled_document_amount,omitempty"`
+}
+
+// MatchGroupAdjustment is an extra line of the clearing booking, in EUR:
+// a bank fee, a cash discount (Skonto), a write-off or a residual
+// difference.
+type MatchGroupAdjustment struct {
+	AccountNumber string        `json:"account_number"`
+	PostingSide   string        `json:"posting_side"`
+	Amount        *money.Amount `json:"amount"`
+	Description   *string       `json:"description,omitempty"`
+}
+
+// MatchGroupCreated answers SubjectMatchGroupsCreate (201). IntentID is
+// the clearing booking's intent.
+type MatchGroupCreated struct {
+	OK           bool   `json:"ok"`
+	MatchGroupID string `json:"match_group_id"`
+	IntentID     string `json:"intent_id"`
+	Mode         string `json:"mode"`
 }

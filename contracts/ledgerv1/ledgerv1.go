@@ -123,6 +123,11 @@ type EventLine struct {
 	TaxCode           *string `json:"tax_code"`
 	Description       string  `json:"description"`
 	ExternalReference *string `json:"external_reference,omitempty"`
+	// FXCurrency and FXAmount are the line's foreign-currency amount when
+	// it was booked with one (exact decimal as text, like Amount); the
+	// bank's open items take an invoice's document currency from them.
+	FXCurrency *string `json:"fx_currency,omitempty"`
+	FXAmount   *string `json:"fx_amount,omitempty"`
 }
 
 // IntentPosted is the payload of EventIntentPosted: everything a projection

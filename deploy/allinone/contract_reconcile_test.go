@@ -17,6 +17,7 @@ type reconFixture struct {
 	txItem, txMCP, txBattery, txBooking    string
 	txUnmatch, txUnmatchMCP, txUnmatchBatt string
 	txBatch, txBatchBattery, txEvidence    string
+	txGroup, txGroupMCP, txGroupBattery    string
 }
 
 func newReconFixture(t *testing.T, p *platform, f *fixture) *reconFixture {
@@ -25,7 +26,8 @@ func newReconFixture(t *testing.T, p *platform, f *fixture) *reconFixture {
 	r := &reconFixture{}
 	r.invoice = p.book(a, bookingBody("2025-03-14", "Fixture Ausgangsrechnung", bline("1200", "4400", "1000.00", "external_reference", "RE-F"))).IntentID
 	r.cash = p.book(a, bookingBody("2025-03-14", "Fixture Bareinzahlung", bline("1800", "2900", "20.00"))).IntentID
-	refs := []*string{&r.txItem, &r.txMCP, &r.txBattery, &r.txUnmatch, &r.txUnmatchMCP, &r.txUnmatchBatt, &r.txBatch, &r.txBatchBattery, &r.txEvidence}
+	refs := []*string{&r.txItem, &r.txMCP, &r.txBattery, &r.txUnmatch, &r.txUnmatchMCP, &r.txUnmatchBatt, &r.txBatch, &r.txBatchBattery, &r.txEvidence,
+		&r.txGroup, &r.txGroupMCP, &r.txGroupBattery}
 	var items []any
 	for i := range refs {
 		items = append(items, map[string]any{"tx_date": "2025-03-20", "amount": json.Number("10.00"), "reference": fmt.Sprintf("Abgleich %d", i), "bank_reference": fmt.Sprintf("ABG-%d", i)})
@@ -79,6 +81,14 @@ func init() {
 	happyCases["batchReconcileBankTransactions"] = []happyCase{{
 		build:   func(f *fixture) happyReq { return pair(f, f.rec.txBatch) },
 		battery: func(f *fixture) happyReq { return pair(f, f.rec.txBatchBattery) }}}
+	group := func(f *fixture, tx string) happyReq {
+		return f.as(happyReq{body: map[string]any{"bank_transaction_ids": []any{tx}, "allocations": []any{map[string]any{
+			"intent_id": f.rec.invoice, "candidate_kind": "open_receivable", "open_item_account": "1200", "allocated_bank_amount": json.Number("10.00")}}}})
+	}
+	happyCases["createBankMatchGroup"] = []happyCase{{
+		build:   func(f *fixture) happyReq { return group(f, f.rec.txGroup) },
+		battery: func(f *fixture) happyReq { return group(f, f.rec.txGroupBattery) },
+		mcp:     func(f *fixture, args map[string]any) { args["bank_transaction_ids"] = []any{f.rec.txGroupMCP} }}}
 	happyCases["putBankTransactionEvidence"] = []happyCase{
 		{name: "eigenbeleg", build: func(f *fixture) happyReq {
 			return f.as(happyReq{params: pathID("id", f.rec.txEvidence), example: true})

@@ -44,6 +44,36 @@ type OpenItem struct {
 	JournalNumber     int64   // the intent's first journal number, for a stable order
 	OriginalAmount    money.Amount
 	OpenAmount        money.Amount
+	// Currency is the document currency: EUR, or the fx_currency that
+	// every line of the intent on the account carries. OriginalDocAmount
+	// is the amount in it (nil for EUR), AllocatedDocAmount what match
+	// groups have settled of it.
+	Currency           string
+	OriginalDocAmount  *money.Amount
+	AllocatedDocAmount money.Amount
+	// TaxSplit is the item's composition by tax code, nil when no part of
+	// it is tax: a cash discount on the item corrects the VAT by it.
+	TaxSplit []TaxPart
+}
+
+// TaxPart is the part of an open item booked under one tax code (""
+// for untaxed lines): Gross is net plus tax, Tax the part booked against
+// VATAccount. Amounts are EUR and positive in the item's direction.
+type TaxPart struct {
+	TaxCode    string       `json:"tax_code"`
+	Gross      money.Amount `json:"gross"`
+	Tax        money.Amount `json:"tax"`
+	VATAccount string       `json:"vat_account,omitempty"`
+}
+
+// VATAccount reports whether an SKR04 account holds VAT: input tax
+// (Vorsteuer) 1400-1439, output tax (Umsatzsteuer) 3800-3869. The bank
+// does not know the tenant's tax codes; a taxed line's tax part is the
+// event with the line's tax code whose other side is such an account (the
+// ledger books it there, see ledger.expandLine).
+func VATAccount(account string) bool {
+	n, ok := accountNumber(account)
+	return ok && len(account) == 4 && (n >= 1400 && n <= 1439 || n >= 3800 && n <= 3869)
 }
 
 // LedgerBooking is one intent's net movement on a liquid-funds account,
@@ -78,6 +108,9 @@ type Projection struct {
 	Items    []OpenItem
 	Bookings []LedgerBooking
 }
+
+// ClearingSource is the source of the clearing bookings the bank posts.
+const ClearingSource = "bank"
 
 // ErrMalformedEvent marks an intent_posted event that can never be
 // projected; redelivering it cannot help.
@@ -148,13 +181,21 @@ func Project(ev ledgerv1.IntentPosted, settlement func(string) bool) (Projection
 	type sum struct {
 		amount money.Amount
 		ref    *string
+		// Document currency: currency of the first line, fx its signed sum;
+		// mixed once a line has another currency or none.
+		currency string
+		fx       money.Amount
+		mixed    bool
+		lines    int
+		taxOrder []string
+		taxes    map[string]*TaxPart // signed, by tax code
 	}
 	var itemOrder, bookingOrder []string
 	items, bookings := map[string]*sum{}, map[string]*sum{}
-	add := func(m map[string]*sum, order *[]string, account string, amt money.Amount, ref *string) {
+	add := func(m map[string]*sum, order *[]string, account string, amt money.Amount, ref *string) *sum {
 		s, ok := m[account]
 		if !ok {
-			s = &sum{amount: money.Zero}
+			s = &sum{amount: money.Zero, fx: money.Zero, taxes: map[string]*TaxPart{}}
 			m[account] = s
 			*order = append(*order, account)
 		}
@@ -162,6 +203,53 @@ func Project(ev ledgerv1.IntentPosted, settlement func(string) bool) (Projection
 		if s.ref == nil && ref != nil && *ref != "" {
 			r := *ref
 			s.ref = &r
+		}
+		return s
+	}
+	// item adds a line's share to the item on account: its amount, its
+	// foreign-currency amount and its tax part; other is the line's other
+	// account, sign +1 for a debit of account, -1 for a credit.
+	item := func(account, other string, l ledgerv1.EventLine, amt money.Amount, neg bool) {
+		signed := amt
+		if neg {
+			signed = amt.Neg()
+		}
+		s := add(items, &itemOrder, account, signed, l.ExternalReference)
+		s.lines++
+		var fx money.Amount
+		var fxOK bool
+		if l.FXCurrency != nil && l.FXAmount != nil {
+			if a, err := money.Parse(*l.FXAmount); err == nil && a.IsPositive() && a.Places() <= 2 {
+				fx, fxOK = a, true
+			}
+		}
+		switch {
+		case !fxOK || *l.FXCurrency == DefaultCurrency:
+			s.mixed = true
+		case s.lines == 1:
+			s.currency = *l.FXCurrency
+		case s.currency != *l.FXCurrency:
+			s.mixed = true
+		}
+		if fxOK {
+			if neg {
+				fx = fx.Neg()
+			}
+			s.fx = s.fx.Add(fx)
+		}
+		code := ""
+		if l.TaxCode != nil {
+			code = *l.TaxCode
+		}
+		p, ok := s.taxes[code]
+		if !ok {
+			p = &TaxPart{TaxCode: code, Gross: money.Zero, Tax: money.Zero}
+			s.taxes[code] = p
+			s.taxOrder = append(s.taxOrder, code)
+		}
+		p.Gross = p.Gross.Add(signed)
+		if code != "" && VATAccount(other) {
+			p.Tax, p.VATAccount = p.Tax.Add(signed), other
 		}
 	}
 	for _, l := range ev.Events {
@@ -174,11 +262,17 @@ func Project(ev ledgerv1.IntentPosted, settlement func(string) bool) (Projection
 		if sc {
 			add(bookings, &bookingOrder, c, amt.Neg(), l.ExternalReference)
 		}
+		if ev.Source == ClearingSource {
+			// The bank's own clearing booking settles items and opens none:
+			// a match group's discount, fee or FX line against the item's
+			// account is part of the settlement, not a new item.
+			continue
+		}
 		if _, ok := OpenItemParty(d); ok && !sc {
-			add(items, &itemOrder, d, amt, l.ExternalReference)
+			item(d, c, l, amt, false)
 		}
 		if _, ok := OpenItemParty(c); ok && !sd {
-			add(items, &itemOrder, c, amt.Neg(), l.ExternalReference)
+			item(c, d, l, amt, true)
 		}
 	}
 	desc := ev.Description
@@ -193,10 +287,38 @@ func Project(ev ledgerv1.IntentPosted, settlement func(string) bool) (Projection
 		party, _ := OpenItemParty(account)
 		it := OpenItem{IntentID: ev.IntentID, AccountNumber: account, Party: party, Direction: Receivable, BookingDate: ev.BookingDate,
 			Description: desc, ExternalReference: s.ref, JournalNumber: ev.FirstNumber, OriginalAmount: s.amount}
-		if s.amount.IsNegative() {
+		neg := s.amount.IsNegative()
+		if neg {
 			it.Direction, it.OriginalAmount = Payable, s.amount.Neg()
 		}
 		it.OpenAmount = it.OriginalAmount
+		it.Currency = DefaultCurrency
+		// A document currency only when every line on the account is in
+		// it and its amount moves the same way as the EUR amount; anything
+		// else (an FX invoice with a VAT line, which the ledger books in
+		// EUR) is an EUR item.
+		if fx := s.fx; !s.mixed && s.currency != "" && !fx.IsZero() && fx.IsNegative() == neg {
+			if neg {
+				fx = fx.Neg()
+			}
+			it.Currency, it.OriginalDocAmount = s.currency, &fx
+		}
+		taxed := false
+		var split []TaxPart
+		for _, code := range s.taxOrder {
+			p := *s.taxes[code]
+			if neg {
+				p.Gross, p.Tax = p.Gross.Neg(), p.Tax.Neg()
+			}
+			if p.Gross.IsZero() {
+				continue
+			}
+			taxed = taxed || !p.Tax.IsZero()
+			split = append(split, p)
+		}
+		if taxed {
+			it.TaxSplit = split
+		}
 		p.Items = append(p.Items, it)
 	}
 	for _, account := range bookingOrder {

@@ -21,6 +21,8 @@ func ref(s string) *string { return &s }
 
 func amt(s string) money.Amount { return money.MustParse(s) }
 
+func ptr[T any](v T) *T { return &v }
+
 // posted is an intent_posted event of lines "debit credit amount [ref]".
 func posted(desc string, lines ...ledgerv1.EventLine) ledgerv1.IntentPosted {
 	return ledgerv1.IntentPosted{TenantID: tenant, IntentID: intent, BookingDate: "2026-03-14", Period: "2026-03",
@@ -58,7 +60,16 @@ func TestProject(t *testing.T) {
 	inv, eingang := ref("RE-2026-0042"), ref("ER-778")
 	item := func(account, party, dir, amount string, reference *string, desc string) bank.OpenItem {
 		return bank.OpenItem{IntentID: intent, AccountNumber: account, Party: party, Direction: dir, BookingDate: "2026-03-14",
-			Description: desc, ExternalReference: reference, JournalNumber: 41, OriginalAmount: amt(amount), OpenAmount: amt(amount)}
+			Description: desc, ExternalReference: reference, JournalNumber: 41, OriginalAmount: amt(amount), OpenAmount: amt(amount), Currency: "EUR"}
+	}
+	taxed := func(l ledgerv1.EventLine, code string) ledgerv1.EventLine { l.TaxCode = &code; return l }
+	fx := func(l ledgerv1.EventLine, cur, amount string) ledgerv1.EventLine {
+		l.FXCurrency, l.FXAmount = &cur, &amount
+		return l
+	}
+	with := func(it bank.OpenItem, change func(*bank.OpenItem)) bank.OpenItem { change(&it); return it }
+	part := func(code, gross, tax, vat string) bank.TaxPart {
+		return bank.TaxPart{TaxCode: code, Gross: amt(gross), Tax: amt(tax), VATAccount: vat}
 	}
 	booking := func(account, amount string, reference *string, desc string) bank.LedgerBooking {
 		return bank.LedgerBooking{IntentID: intent, AccountNumber: account, BookingDate: "2026-03-14", Description: desc,
@@ -143,6 +154,57 @@ func TestProject(t *testing.T) {
 			name: "the first reference on the account is the item's",
 			ev:   posted("Sammelrechnung", line("1200", "4400", "1.00", ref("")), line("1200", "4400", "2.00", ref("RE-1")), line("1200", "4400", "3.00", ref("RE-2"))),
 			want: bank.Projection{IntentID: intent, Items: []bank.OpenItem{item("1200", bank.Debtor, bank.Receivable, "6.00", ref("RE-1"), "Sammelrechnung")}},
+		},
+		{
+			// The ledger's split of 1200 -> 4400 119.00 USt19 and 1200 ->
+			// 4300 53.50 USt7, plus a freight line without tax.
+			name: "mixed-rate invoice: its composition by tax code",
+			ev: posted("Ausgangsrechnung 43", taxed(line("1200", "4400", "100.00", inv), "USt19"), taxed(line("1200", "3806", "19.00", inv), "USt19"),
+				taxed(line("1200", "4300", "50.00", inv), "USt7"), taxed(line("1200", "3801", "3.50", inv), "USt7"), line("1200", "4140", "5.00", inv)),
+			want: bank.Projection{IntentID: intent, Items: []bank.OpenItem{with(item("1200", bank.Debtor, bank.Receivable, "177.50", inv, "Ausgangsrechnung 43"),
+				func(it *bank.OpenItem) {
+					it.TaxSplit = []bank.TaxPart{part("USt19", "119.00", "19.00", "3806"), part("USt7", "53.50", "3.50", "3801"), part("", "5.00", "0", "")}
+				})}},
+		},
+		{
+			name: "supplier invoice with input tax: positive in the payable's direction",
+			ev:   posted("Eingangsrechnung", taxed(line("6815", "3300", "200.00", eingang), "VSt19"), taxed(line("1406", "3300", "38.00", eingang), "VSt19")),
+			want: bank.Projection{IntentID: intent, Items: []bank.OpenItem{with(item("3300", bank.Creditor, bank.Payable, "238.00", eingang, "Eingangsrechnung"),
+				func(it *bank.OpenItem) { it.TaxSplit = []bank.TaxPart{part("VSt19", "238.00", "38.00", "1406")} })}},
+		},
+		{
+			// An export invoice in USD, tax-free (no tax event).
+			name: "foreign-currency invoice",
+			ev:   posted("Invoice 7 USD", fx(taxed(line("1200", "4120", "900.00", inv), "AUS0"), "USD", "1000.00"), fx(line("1200", "4120", "90.00", nil), "USD", "100")),
+			want: bank.Projection{IntentID: intent, Items: []bank.OpenItem{with(item("1200", bank.Debtor, bank.Receivable, "990.00", inv, "Invoice 7 USD"),
+				func(it *bank.OpenItem) { it.Currency, it.OriginalDocAmount = "USD", ptr(amt("1100.00")) })}},
+		},
+		{
+			name: "a payable in USD",
+			ev:   posted("Bill USD", fx(line("6300", "70001", "46.00", nil), "USD", "50.00")),
+			want: bank.Projection{IntentID: intent, Items: []bank.OpenItem{with(item("70001", bank.Creditor, bank.Payable, "46.00", nil, "Bill USD"),
+				func(it *bank.OpenItem) { it.Currency, it.OriginalDocAmount = "USD", ptr(amt("50.00")) })}},
+		},
+		{
+			name: "currencies mixed on the account: an EUR item",
+			ev:   posted("Gemischt", fx(line("1200", "4120", "90.00", nil), "USD", "100"), fx(line("1200", "4120", "90.00", nil), "CHF", "95")),
+			want: bank.Projection{IntentID: intent, Items: []bank.OpenItem{item("1200", bank.Debtor, bank.Receivable, "180.00", nil, "Gemischt")}},
+		},
+		{
+			name: "an FX line and an EUR line on the account: an EUR item",
+			ev:   posted("Gemischt", fx(line("1200", "4120", "90.00", nil), "USD", "100"), line("1200", "4400", "10.00", nil)),
+			want: bank.Projection{IntentID: intent, Items: []bank.OpenItem{item("1200", bank.Debtor, bank.Receivable, "100.00", nil, "Gemischt")}},
+		},
+		{
+			// A match group's clearing: the discount and its VAT against the
+			// receivable settle it; they open no payable.
+			name: "the bank's own clearing booking opens no item",
+			ev: func() ledgerv1.IntentPosted {
+				ev := posted("Bankabgleich Sammelzahlung", line("1800", "1200", "116.62", inv), line("4730", "1200", "2.00", inv), line("3806", "1200", "0.38", inv))
+				ev.Source = "bank"
+				return ev
+			}(),
+			want: bank.Projection{IntentID: intent, Bookings: []bank.LedgerBooking{booking("1800", "116.62", inv, "Bankabgleich Sammelzahlung")}},
 		},
 		{
 			// The reversal mirrors the lines; projecting them would open

@@ -40,7 +40,7 @@ type Reconciliation struct {
 	BankTransactionID string
 	BankAccountID     string
 	Seq               int
-	Mode              string // bankv1.ModeBankBooking or bankv1.ModeOpenItem
+	Mode              string // bankv1.ModeBankBooking, ModeOpenItem or ModeMatchGroup
 	CandidateKind     string
 	IntentID          string // the matched intent: the booking's or the open item's
 	OpenItemAccount   string // the open item's account; the bank's ledger account for a booking
@@ -51,6 +51,7 @@ type Reconciliation struct {
 	State             string // pending (clearing not confirmed yet), active
 	Tx                Transaction
 	OpenItemRef       *string
+	MatchGroupID      string // mode match_group: the group, whose clearing intent ClearingIntentID is
 }
 
 // Reconciliation states.
@@ -102,8 +103,9 @@ type Ledger interface {
 
 // Reconciler reconciles bank transactions and keeps their evidence.
 type Reconciler struct {
-	store  ReconcileStore
-	ledger Ledger
+	store    ReconcileStore
+	ledger   Ledger
+	accounts AccountChecker // match groups' adjustment accounts
 }
 
 // NewReconciler returns a Reconciler on store posting through ledger.
@@ -248,7 +250,7 @@ func clearingBooking(rec Reconciliation) ledgerv1.PostRequest {
 	if rec.OpenItemRef != nil {
 		line.ExternalReference = clip(*rec.OpenItemRef, 100)
 	}
-	return ledgerv1.PostRequest{TenantID: rec.TenantID, IntentID: rec.ClearingIntentID, Source: "bank",
+	return ledgerv1.PostRequest{TenantID: rec.TenantID, IntentID: rec.ClearingIntentID, Source: ClearingSource,
 		Booking: ledgerv1.Booking{BookingDate: rec.Tx.TxDate, Description: desc, Lines: []ledgerv1.Line{line}, SkipDuplicateCheck: true}}
 }
 
@@ -301,6 +303,12 @@ func CheckOpenItem(tx Transaction, it OpenItem, kind string) error {
 		return &errs.Error{Code: errs.DirectionMismatch, Message: "candidate_kind is " + kind + " but the open item is a " + it.Direction,
 			Details: []errs.Detail{errs.Field("candidate_kind", "must be "+KindOf(it))}}
 	}
+	if it.Currency != "" && it.Currency != DefaultCurrency {
+		// What an FX item's EUR carrying amount is worth at the payment's
+		// rate needs the settled document amount: a match group takes it.
+		return &errs.Error{Code: errs.UnsupportedSettlementCurr, Message: "the open item is in " + it.Currency +
+			"; settle it with a match group (POST /v1/bank-match-groups) naming the settled document amount"}
+	}
 	if tx.Amount.Abs().GreaterThan(it.OpenAmount.Decimal) {
 		return &errs.Error{Code: errs.SettlementExceedsOpenAmount, Message: "the transaction's amount " + tx.Amount.Abs().StringFixed(2) + " exceeds the amount still open " + it.OpenAmount.StringFixed(2),
 			Details: []errs.Detail{errs.Field("intent_id", "open amount "+it.OpenAmount.StringFixed(2))}}
@@ -335,6 +343,9 @@ func (r *Reconciler) Unmatch(ctx context.Context, tenantID, txID string) (bankv1
 	if err != nil {
 		return bankv1.Unmatched{}, err
 	}
+	if rec.Mode == bankv1.ModeMatchGroup {
+		return r.unmatchGroup(ctx, tenantID, txID, rec)
+	}
 	var reversal *string
 	if rec.Mode == bankv1.ModeOpenItem {
 		rv, err := r.ledger.Reverse(ctx, tenantID, UnmatchKey(rec.ID), unmatchReversal(rec))
@@ -351,6 +362,29 @@ func (r *Reconciler) Unmatch(ctx context.Context, tenantID, txID string) (bankv1
 		}
 	}
 	return r.store.Unmatch(ctx, tenantID, txID, rec.ID, reversal)
+}
+
+// unmatchGroup undoes the whole group a transaction was reconciled in:
+// its one clearing booking is reversed (under a key derived from the
+// group, so a retry or an unmatch through another member reverses once),
+// then every member is open again.
+func (r *Reconciler) unmatchGroup(ctx context.Context, tenantID, txID string, rec Reconciliation) (bankv1.Unmatched, error) {
+	store, err := r.groupStore()
+	if err != nil {
+		return bankv1.Unmatched{}, err
+	}
+	var reversal *string
+	rv, err := r.ledger.Reverse(ctx, tenantID, UnmatchKey(rec.MatchGroupID), groupReversal(rec.ClearingIntentID))
+	switch {
+	case err == nil:
+		reversal = &rv.ReversalIntentID
+	case rec.State == StatePending && errs.Is(err, errs.NotFound):
+		// The claim's posting never reached the ledger: nothing to reverse.
+	case errs.Is(err, errs.AlreadyReversed):
+	default:
+		return bankv1.Unmatched{}, err
+	}
+	return store.UnmatchGroup(ctx, tenantID, txID, rec.MatchGroupID, reversal)
 }
 
 // unmatchReversal is the reversal of a reconciliation's clearing booking;

@@ -46,7 +46,8 @@ func Service(func(string) string) (daemon.Service, error) {
 				return daemon.Parts{Consumers: consumers}, nil
 			}
 			routes := append(Routes(svc), FileRoutes(svc)...)
-			routes = append(routes, ReconcileRoutes(bank.NewReconciler(store, Ledger{C: ledgerv1.Client{C: env.Client}}))...)
+			ledger := ledgerv1.Client{C: env.Client}
+			routes = append(routes, ReconcileRoutes(bank.NewReconciler(store, Ledger{C: ledger}).WithAccounts(ledger))...)
 			return daemon.Parts{Routes: routes, Consumers: consumers}, nil
 		},
 	}, nil

@@ -5,6 +5,7 @@ import (
 
 	"github.com/ledgerplatform/ledger/contracts/bankv1"
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
+	"github.com/ledgerplatform/ledger/pkg/idem"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
 	"github.com/ledgerplatform/ledger/services/bank"
 )
@@ -27,6 +28,15 @@ func ReconcileRoutes(r *bank.Reconciler) []natsx.Route {
 		{Subject: bankv1.SubjectTransactionsBatchReconcile, Idempotent: true, Decode: natsx.JSON[bankv1.BatchReconcileInput], Endpoint: natsx.Typed(
 			func(ctx context.Context, in bankv1.BatchReconcileInput) (bankv1.BatchReconciled, error) {
 				return r.BatchReconcile(ctx, tenant(ctx), in)
+			})},
+		{Subject: bankv1.SubjectMatchGroupsCreate, Idempotent: true, Decode: natsx.JSON[bankv1.MatchGroupInput], Endpoint: natsx.Typed(
+			func(ctx context.Context, in bankv1.MatchGroupInput) (*natsx.Response, error) {
+				idem.Reply(ctx, func(v any) any { return natsx.Created(v) })
+				g, err := r.CreateMatchGroup(ctx, tenant(ctx), in)
+				if err != nil {
+					return nil, err
+				}
+				return natsx.Created(g), nil
 			})},
 		{Subject: bankv1.SubjectEvidencePut, Idempotent: true, Decode: withID[bankv1.EvidenceInput], Endpoint: natsx.Typed(
 			func(ctx context.Context, in idBody[bankv1.EvidenceInput]) (bankv1.EvidenceReply, error) {

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/jackc/pgx/v5"
 
@@ -79,13 +80,27 @@ func queueProjection(b *pgx.Batch, tenantID string, p bank.Projection) {
 			tenantID, p.Reverses, p.IntentID)
 	}
 	for _, it := range p.Items {
+		var doc, split *string
+		if it.OriginalDocAmount != nil {
+			d := it.OriginalDocAmount.String()
+			doc = &d
+		}
+		if it.TaxSplit != nil {
+			j, _ := json.Marshal(it.TaxSplit) // amounts and strings: cannot fail
+			js := string(j)
+			split = &js
+		}
+		currency := it.Currency
+		if currency == "" {
+			currency = bank.DefaultCurrency
+		}
 		b.Queue(`INSERT INTO bank.open_items (tenant_id, intent_id, account_number, party, direction, booking_date, description,
-				external_reference, journal_number, original_amount, reversed_by)
+				external_reference, journal_number, original_amount, reversed_by, currency, original_doc_amount, tax_split)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::numeric,
-				(SELECT reversed_by FROM bank.reversed_intents WHERE tenant_id = $1 AND intent_id = $2))
+				(SELECT reversed_by FROM bank.reversed_intents WHERE tenant_id = $1 AND intent_id = $2), $11, $12::numeric, $13::jsonb)
 			ON CONFLICT DO NOTHING`,
 			tenantID, it.IntentID, it.AccountNumber, it.Party, it.Direction, it.BookingDate, it.Description,
-			it.ExternalReference, it.JournalNumber, it.OriginalAmount.String())
+			it.ExternalReference, it.JournalNumber, it.OriginalAmount.String(), currency, doc, split)
 	}
 	for _, bk := range p.Bookings {
 		b.Queue(`INSERT INTO bank.ledger_bookings (tenant_id, intent_id, account_number, booking_date, description,
@@ -93,34 +108,52 @@ func queueProjection(b *pgx.Batch, tenantID string, p bank.Projection) {
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8::numeric,
 				(SELECT reversed_by FROM bank.reversed_intents WHERE tenant_id = $1 AND intent_id = $2),
 				-- a clearing booking the bank posted is explained by its transaction
-				(SELECT bank_transaction_id FROM bank.reconciliations WHERE tenant_id = $1 AND clearing_intent_id = $2 AND state <> 'abandoned'))
+				-- (a match group's by its first transaction)
+				(SELECT bank_transaction_id FROM bank.reconciliations WHERE tenant_id = $1 AND clearing_intent_id = $2 AND state <> 'abandoned'
+					ORDER BY bank_transaction_id LIMIT 1))
 			ON CONFLICT DO NOTHING`,
 			tenantID, bk.IntentID, bk.AccountNumber, bk.BookingDate, bk.Description, bk.ExternalReference, bk.JournalNumber, bk.Amount.String())
 	}
+}
+
+const openItemColumns = `intent_id::text, account_number, party, direction, booking_date::text, description,
+	external_reference, journal_number, original_amount::text, open_amount::text, currency, original_doc_amount::text,
+	allocated_doc_amount::text, tax_split`
+
+func scanOpenItem(r pgx.CollectableRow) (bank.OpenItem, error) {
+	var it bank.OpenItem
+	var orig, open, allocDoc string
+	var doc *string
+	var split []byte
+	if err := r.Scan(&it.IntentID, &it.AccountNumber, &it.Party, &it.Direction, &it.BookingDate, &it.Description,
+		&it.ExternalReference, &it.JournalNumber, &orig, &open, &it.Currency, &doc, &allocDoc, &split); err != nil {
+		return it, err
+	}
+	it.OriginalAmount, it.OpenAmount, it.AllocatedDocAmount = money.MustParse(orig), money.MustParse(open), money.MustParse(allocDoc)
+	if doc != nil {
+		d := money.MustParse(*doc)
+		it.OriginalDocAmount = &d
+	}
+	if split != nil {
+		if err := json.Unmarshal(split, &it.TaxSplit); err != nil {
+			return it, err
+		}
+	}
+	return it, nil
 }
 
 // OpenItems implements bank.OpenItemStore.
 func (s *Store) OpenItems(ctx context.Context, tenantID, direction string) ([]bank.OpenItem, error) {
 	var out []bank.OpenItem
 	err := db.InTenant(ctx, s.pool, tenantID, db.ReadOnly, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, `SELECT intent_id::text, account_number, party, direction, booking_date::text, description,
-				external_reference, journal_number, original_amount::text, open_amount::text
+		rows, err := tx.Query(ctx, `SELECT `+openItemColumns+`
 			FROM bank.open_items
 			WHERE tenant_id = $1 AND reversed_by IS NULL AND allocated_amount < original_amount AND ($2 = '' OR direction = $2)
 			ORDER BY booking_date, journal_number, account_number`, tenantID, direction)
 		if err != nil {
 			return err
 		}
-		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (bank.OpenItem, error) {
-			var it bank.OpenItem
-			var orig, open string
-			if err := r.Scan(&it.IntentID, &it.AccountNumber, &it.Party, &it.Direction, &it.BookingDate, &it.Description,
-				&it.ExternalReference, &it.JournalNumber, &orig, &open); err != nil {
-				return it, err
-			}
-			it.OriginalAmount, it.OpenAmount = money.MustParse(orig), money.MustParse(open)
-			return it, nil
-		})
+		out, err = pgx.CollectRows(rows, scanOpenItem)
 		return err
 	})
 	if err != nil {

@@ -36,12 +36,12 @@ func lockTransaction(ctx context.Context, tx pgx.Tx, tenantID, id string) (bank.
 }
 
 const reconciliationColumns = `id, bank_transaction_id, seq, mode, candidate_kind, intent_id::text, account_number, amount::text, currency,
-	COALESCE(clearing_intent_id::text, ''), state`
+	COALESCE(clearing_intent_id::text, ''), state, COALESCE(match_group_id::text, '')`
 
 func scanReconciliation(row pgx.Row, r *bank.Reconciliation) error {
 	var amount string
 	if err := row.Scan(&r.ID, &r.BankTransactionID, &r.Seq, &r.Mode, &r.CandidateKind, &r.IntentID, &r.OpenItemAccount, &amount, &r.Currency,
-		&r.ClearingIntentID, &r.State); err != nil {
+		&r.ClearingIntentID, &r.State, &r.MatchGroupID); err != nil {
 		return err
 	}
 	r.Amount = money.MustParse(amount)
@@ -136,15 +136,18 @@ func (s *Store) LinkBooking(ctx context.Context, tenantID, txID, intentID string
 }
 
 func insertReconciliation(ctx context.Context, tx pgx.Tx, r bank.Reconciliation, prior string) error {
-	var clearing *string
+	var clearing, group *string
 	if r.ClearingIntentID != "" {
 		clearing = &r.ClearingIntentID
 	}
+	if r.MatchGroupID != "" {
+		group = &r.MatchGroupID
+	}
 	_, err := tx.Exec(ctx, `INSERT INTO bank.reconciliations (id, tenant_id, bank_transaction_id, seq, mode, candidate_kind, intent_id,
-			account_number, amount, currency, clearing_intent_id, state, prior_status)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::numeric, $10, $11, $12, $13)`,
+			account_number, amount, currency, clearing_intent_id, state, prior_status, match_group_id)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::numeric, $10, $11, $12, $13, $14)`,
 		r.ID, r.TenantID, r.BankTransactionID, r.Seq, r.Mode, r.CandidateKind, r.IntentID, r.OpenItemAccount, r.Amount.String(), r.Currency,
-		clearing, r.State, prior)
+		clearing, r.State, prior, group)
 	return err
 }
 
@@ -192,22 +195,14 @@ func (s *Store) ClaimOpenItem(ctx context.Context, tenantID, txID, intentID, acc
 		if t.Status == bankv1.StatusReconciled {
 			return alreadyReconciled(txID)
 		}
-		rows, err := tx.Query(ctx, `SELECT intent_id::text, account_number, party, direction, booking_date::text, description,
-				external_reference, journal_number, original_amount::text, open_amount::text
+		rows, err := tx.Query(ctx, `SELECT `+openItemColumns+`
 			FROM bank.open_items
 			WHERE tenant_id = $1 AND intent_id = $2 AND ($3 = '' OR account_number = $3) AND reversed_by IS NULL
 			ORDER BY account_number FOR UPDATE`, tenantID, intentID, account)
 		if err != nil {
 			return err
 		}
-		items, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (bank.OpenItem, error) {
-			var it bank.OpenItem
-			var orig, open string
-			err := r.Scan(&it.IntentID, &it.AccountNumber, &it.Party, &it.Direction, &it.BookingDate, &it.Description,
-				&it.ExternalReference, &it.JournalNumber, &orig, &open)
-			it.OriginalAmount, it.OpenAmount = money.MustParse(orig), money.MustParse(open)
-			return it, err
-		})
+		items, err := pgx.CollectRows(rows, scanOpenItem)
 		if err != nil {
 			return err
 		}

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -272,7 +273,18 @@ func (s *Store) Transaction(ctx context.Context, tenantID, id string) (bank.Tran
 			return err
 		}
 		out, err = pgx.CollectExactlyOneRow(rows, scanTransaction)
-		return err
+		if err != nil {
+			return err
+		}
+		// A transaction reconciled in a match group names its group.
+		var group *string
+		if err := tx.QueryRow(ctx, `SELECT match_group_id::text FROM bank.reconciliations
+			WHERE tenant_id = $1 AND bank_transaction_id = $2 AND state IN ('pending', 'active') AND match_group_id IS NOT NULL`,
+			tenantID, id).Scan(&group); err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+		out.MatchGroupID = group
+		return nil
 	})
 	if err = db.NotFound(err, "bank transaction %s not found", id); err != nil {
 		return bank.Transaction{}, errs.Wrap("postgres.Transaction", err)

@@ -367,7 +367,11 @@ func (s *Store) writeBatch(tenant string, batch []*postReq) ([]postResult, error
 				ins.event(tenant, e, h)
 				lines = append(lines, ledgerv1.EventLine{ID: e.ID, JournalNumber: e.JournalNumber, AccountDebit: e.AccountDebit,
 					AccountCredit: e.AccountCredit, Amount: e.Amount.StringFixed(2), TaxCode: e.TaxCode, Description: e.Description,
-					ExternalReference: e.ExternalReference})
+					ExternalReference: e.ExternalReference, FXCurrency: e.FXCurrency})
+				if e.FXAmount != nil {
+					fx := e.FXAmount.String()
+					lines[len(lines)-1].FXAmount = &fx
+				}
 			}
 			if err := ins.intent(tenant, in, first); err != nil {
 				return err
