@@ -145,7 +145,7 @@ type fileSink struct {
 	stmts    []bankv1.StatementResult
 	rowErrs  []bankv1.FileRowError
 	refused  map[int]bool
-	written  int             // entries handed to the writer
+	written  int            // entries handed to the writer
 	progress func(rows int) // nil: nobody watches
 }
 
