@@ -196,7 +196,7 @@ func TestLedgerBookingWithDocument(t *testing.T) {
 		code   string
 		fields []string
 	}{
-		{"lines not JSON", fields(other, `[{"account_debit":`), "INVALID_INPUT", []string{"lines[0].account_debit"}},
+		{"lines not JSON", fields(other, `[{"account_debit":`), "INVALID_INPUT", []string{"lines"}},
 		{"lines missing", []part{other, textField("booking_date", "2025-05-05"), textField("description", "x")}, "INVALID_INPUT", []string{"lines"}},
 		{"lines unknown field", fields(other, `[{"account_debit":"6815","account_credit":"1800","amount":1,"vat":19}]`), "INVALID_INPUT", []string{"lines[0].vat"}},
 		{"line invalid", fields(other, `[{"account_debit":"6815","account_credit":"99999","amount":1}]`), "INVALID_INPUT", []string{"lines[0].account_credit"}},
