@@ -143,6 +143,10 @@ type candidate struct {
 	ibanish                 bool    // the text has something like DE44: scoring looks for the IBAN only then
 	alnum                   *string // description and reference, letters and digits upper case (IBAN search), made when first needed
 	order                   int
+	// fxNote, for an open item in a foreign currency, tells how it is
+	// settled: its amount is the EUR carrying amount, and a single
+	// reconcile refuses it (the document amount settled must be given).
+	fxNote string
 }
 
 type refPosting struct {
@@ -233,6 +237,11 @@ func newSuggestIndex(items []OpenItem, bookings []LedgerBooking) *suggestIndex {
 		}
 		if it.Direction == Payable {
 			c.amount = it.OpenAmount.Neg()
+		}
+		if it.Currency != "" && it.Currency != DefaultCurrency && it.OriginalDocAmount != nil {
+			open := it.OriginalDocAmount.Decimal.Sub(it.AllocatedDocAmount.Decimal)
+			c.fxNote = fmt.Sprintf("The invoice is in %s (%s %s open, carried at %s EUR): settle it with a match group (POST /v1/bank-match-groups) giving settled_document_amount; the difference books as an exchange gain or loss.",
+				it.Currency, open.StringFixed(2), it.Currency, it.OpenAmount.StringFixed(2))
 		}
 		add(c, it.ExternalReference)
 	}
@@ -523,6 +532,9 @@ func score(tx SuggestTx, txDay int, cents int64, c *candidate, h *hit, nameWords
 	}
 	if signals == 0 {
 		return 0, 0, 0, nil
+	}
+	if c.fxNote != "" {
+		say(func() string { return c.fxNote })
 	}
 	if days < 0 {
 		days = -days

@@ -22,6 +22,14 @@ func receivable(id, date, desc, ref, open string) bank.OpenItem {
 	return it
 }
 
+// usdItem is a receivable invoiced in US dollars, carried at eur.
+func usdItem(id, date, ref, usd, eur string) bank.OpenItem {
+	it := receivable(id, date, "Invoice "+ref, ref, eur)
+	doc := money.MustParse(usd)
+	it.Currency, it.OriginalDocAmount = "USD", &doc
+	return it
+}
+
 func payable(id, date, desc, ref, open string) bank.OpenItem {
 	it := receivable(id, date, desc, ref, open)
 	it.AccountNumber, it.Party, it.Direction = "3300", bank.Creditor, bank.Payable
@@ -116,6 +124,10 @@ func TestSuggestScoring(t *testing.T) {
 			tx:       tx("2026-03-31", "-9.90", "Sparkasse", "", "Entgelt"),
 			bookings: []bank.LedgerBooking{booking("fee", "2026-03-31", "Kontoführungsgebühr März", "-9.90"), booking("in", "2026-03-31", "Einzahlung", "9.90")},
 			want:     []string{"fee bank_booking 0.55"}, reasons: []string{"matches the booking on 1800 exactly (9.90 EUR)", "Booked on the same day"}},
+		{name: "an open item in US dollars is settled by a match group",
+			tx:    tx("2026-03-09", "930.00", "", "", "INV-US-7 thanks"),
+			items: []bank.OpenItem{usdItem("usd", "2026-03-01", "INV-US-7", "1000.00", "920.00")}, want: []string{"usd open_receivable 0.55"},
+			reasons: []string{"within 5 % of the open receivable", "INV-US-7 appears", "Paid 8 days after", "in USD (1000.00 USD open, carried at 920.00 EUR): settle it with a match group"}},
 		{name: "foreign currency: no amount signal",
 			tx:    bank.SuggestTx{ID: "tx", Date: "2026-03-09", Amount: decimal.RequireFromString("119.00"), Currency: "USD", Remittance: "RE-2026-001"},
 			items: []bank.OpenItem{inv}, want: []string{"inv open_receivable 0.45"}},

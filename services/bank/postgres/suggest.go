@@ -57,7 +57,8 @@ func (s *Store) SuggestionData(ctx context.Context, tenantID, bankAccountID, fro
 			return err
 		}
 		rows, err = tx.Query(ctx, `SELECT intent_id::text, account_number, party, direction, booking_date::text, description,
-				external_reference, journal_number, (original_amount * 100)::bigint, (open_amount * 100)::bigint
+				external_reference, journal_number, (original_amount * 100)::bigint, (open_amount * 100)::bigint,
+				currency, original_doc_amount, allocated_doc_amount
 			FROM bank.open_items
 			WHERE tenant_id = $1 AND reversed_by IS NULL AND allocated_amount < original_amount
 			ORDER BY booking_date, journal_number, account_number`, tenantID)
@@ -67,9 +68,14 @@ func (s *Store) SuggestionData(ctx context.Context, tenantID, bankAccountID, fro
 		out.Items, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (bank.OpenItem, error) {
 			var it bank.OpenItem
 			var orig, open int64
+			var doc *decimal.Decimal
 			if err := r.Scan(&it.IntentID, &it.AccountNumber, &it.Party, &it.Direction, &it.BookingDate, &it.Description,
-				&it.ExternalReference, &it.JournalNumber, &orig, &open); err != nil {
+				&it.ExternalReference, &it.JournalNumber, &orig, &open, &it.Currency, &doc, &it.AllocatedDocAmount.Decimal); err != nil {
 				return it, err
+			}
+			if doc != nil {
+				d := money.New(*doc)
+				it.OriginalDocAmount = &d
 			}
 			it.OriginalAmount, it.OpenAmount = money.New(decimal.New(orig, -2)), money.New(decimal.New(open, -2))
 			return it, nil
