@@ -29,8 +29,10 @@ type Store interface {
 	// DUPLICATE_CUSTOMER_NUMBER, decided by the unique index.
 	CreateDebtor(ctx context.Context, tenantID string, d Debtor) (Debtor, error)
 	// UpdateDebtor applies change to the locked row of one debtor and
-	// stores the result; an unknown id is NOT_FOUND and an error of change
-	// is returned unchanged, with nothing written.
+	// stores the result, claiming and saving the request's Idempotency-Key
+	// in the same transaction (a retried change replays its answer instead
+	// of answering NO_CHANGES); an unknown id is NOT_FOUND and an error of
+	// change is returned unchanged, with nothing written.
 	UpdateDebtor(ctx context.Context, tenantID, id string, change func(Debtor) (Debtor, error)) (Debtor, error)
 }
 

@@ -175,6 +175,9 @@ func nextCustomerNumber(ctx context.Context, tx pgx.Tx, tenantID string) (string
 func (s *Store) UpdateDebtor(ctx context.Context, tenantID, id string, change func(receivables.Debtor) (receivables.Debtor, error)) (receivables.Debtor, error) {
 	var out receivables.Debtor
 	err := db.InTenant(ctx, s.pool, tenantID, db.ReadCommitted, func(tx pgx.Tx) error {
+		if err := idem.Claim(ctx, tx, Schema.Schema); err != nil {
+			return err
+		}
 		cur, err := debtor(ctx, tx, tenantID, id, " FOR UPDATE")
 		if err != nil {
 			return err
@@ -193,8 +196,10 @@ func (s *Store) UpdateDebtor(ctx context.Context, tenantID, id string, change fu
 		if err != nil {
 			return err
 		}
-		out, err = pgx.CollectExactlyOneRow(rows, scanDebtor)
-		return db.MapConstraint(err, constraints)
+		if out, err = pgx.CollectExactlyOneRow(rows, scanDebtor); err != nil {
+			return db.MapConstraint(err, constraints)
+		}
+		return idem.Save(ctx, tx, Schema.Schema, out)
 	})
 	if err = db.NotFound(err, "debtor %s not found", id); err != nil {
 		return receivables.Debtor{}, errs.Wrap("postgres.UpdateDebtor", err)

@@ -49,7 +49,7 @@ func Routes(svc *receivables.Service) []natsx.Route {
 		{Subject: receivablesv1.SubjectDebtorsGet, Decode: param("id"), Endpoint: natsx.Typed(func(ctx context.Context, id string) (receivables.Debtor, error) {
 			return svc.Debtor(ctx, natsx.Claims(ctx).TenantID, id)
 		})},
-		{Subject: receivablesv1.SubjectDebtorsUpdate, Decode: withID[receivablesv1.DebtorUpdate], Endpoint: natsx.Typed(func(ctx context.Context, r idBody[receivablesv1.DebtorUpdate]) (receivables.Debtor, error) {
+		{Subject: receivablesv1.SubjectDebtorsUpdate, Idempotent: true, Decode: withID[receivablesv1.DebtorUpdate], Endpoint: natsx.Typed(func(ctx context.Context, r idBody[receivablesv1.DebtorUpdate]) (receivables.Debtor, error) {
 			return svc.UpdateDebtor(ctx, natsx.Claims(ctx).TenantID, r.ID, r.Body)
 		})},
 	}
