@@ -228,3 +228,14 @@ func TestDebtorPatch(t *testing.T) {
 		})
 	}
 }
+
+func TestInvoiceNumberFormat(t *testing.T) {
+	got := []string{receivables.FormatInvoiceNumber("RE-", 2025, 1), receivables.FormatInvoiceNumber("", 2025, 123456),
+		receivables.CheckInvoicePrefix("AR/2025."), receivables.CheckInvoicePrefix(""), receivables.CheckInvoicePrefix("RE 1"),
+		receivables.CheckInvoicePrefix("ELFZEICHEN-")}
+	want := []string{"RE-2025-00001", "2025-123456", "", "", "at most 10 letters, digits or the characters - _ / .",
+		"at most 10 letters, digits or the characters - _ / ."}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("(-want +got):\n%s", diff)
+	}
+}
