@@ -128,6 +128,8 @@ func (s *Store) CreateDebtor(ctx context.Context, tenantID string, d receivables
 				return err
 			}
 			d.CustomerNumber = n
+		} else if err := lockCustomerNumbers(ctx, tx, tenantID); err != nil {
+			return err
 		}
 		err := tx.QueryRow(ctx, `INSERT INTO receivables.debtors (id, tenant_id, customer_number, name, street, zip, city, country,
 				vat_id, email, payment_days, cash_discount_rate, cash_discount_days, leitweg_id, receivable_account, is_active)
@@ -144,6 +146,20 @@ func (s *Store) CreateDebtor(ctx context.Context, tenantID string, d receivables
 		return receivables.Debtor{}, errs.Wrap("postgres.CreateDebtor", err)
 	}
 	return d, nil
+}
+
+// lockCustomerNumbers takes the tenant's counter row lock without taking a
+// number, for a creation or change that sets a number of its own: every
+// write of a customer number then queues on the one row, so an assigned
+// number never races a given one into DUPLICATE_CUSTOMER_NUMBER (debtors
+// are created a few at a time; the queue costs nothing that shows).
+func lockCustomerNumbers(ctx context.Context, tx pgx.Tx, tenantID string) error {
+	_, err := tx.Exec(ctx, `INSERT INTO receivables.customer_number_counters AS c (tenant_id, last_number) VALUES ($1, 10000)
+		ON CONFLICT (tenant_id) DO UPDATE SET last_number = c.last_number`, tenantID)
+	if err != nil {
+		return fmt.Errorf("lockCustomerNumbers: %w", err)
+	}
+	return nil
 }
 
 // nextCustomerNumber takes the tenant's next customer number K-<n>. The
@@ -185,6 +201,11 @@ func (s *Store) UpdateDebtor(ctx context.Context, tenantID, id string, change fu
 		d, err := change(cur)
 		if err != nil {
 			return err
+		}
+		if !strings.EqualFold(d.CustomerNumber, cur.CustomerNumber) {
+			if err := lockCustomerNumbers(ctx, tx, tenantID); err != nil {
+				return err
+			}
 		}
 		rows, err := tx.Query(ctx, `UPDATE receivables.debtors SET customer_number = $3, name = $4, street = $5, zip = $6, city = $7,
 				country = $8, vat_id = $9, email = $10, payment_days = $11, cash_discount_rate = $12::numeric, cash_discount_days = $13,

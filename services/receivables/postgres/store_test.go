@@ -217,3 +217,56 @@ func TestCustomerNumbersGapless(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestCustomerNumbersGivenAndAssigned: numbers a client gives, created
+// concurrently with assigned ones, never make an assignment fail; a given
+// number the counter took first is DUPLICATE_CUSTOMER_NUMBER, and the
+// numbers stored run from K-10001 without a gap.
+func TestCustomerNumbersGivenAndAssigned(t *testing.T) {
+	s, owner := store(t)
+	ctx := context.Background()
+	tenant := uuid.NewString()
+	const assigned = 20
+	given := []string{"K-10005", "K-10010", "K-10015"}
+	var wg sync.WaitGroup
+	errc := make(chan error, assigned+len(given))
+	for i := range assigned {
+		wg.Go(func() {
+			if _, err := s.CreateDebtor(ctx, tenant, debtor(fmt.Sprintf("Kunde %02d", i), "")); err != nil {
+				errc <- fmt.Errorf("assigned: %w", err)
+			}
+		})
+	}
+	for _, n := range given {
+		wg.Go(func() {
+			if _, err := s.CreateDebtor(ctx, tenant, debtor("Vorgabe "+n, n)); err != nil && !errs.Is(err, errs.DuplicateCustomerNumber) {
+				errc <- fmt.Errorf("given %s: %w", n, err)
+			}
+		})
+	}
+	wg.Wait()
+	close(errc)
+	for err := range errc {
+		t.Error(err)
+	}
+	var got []int
+	rows, err := owner.Query(ctx, `SELECT substr(customer_number, 3)::int FROM receivables.debtors WHERE tenant_id = $1 ORDER BY 1`, tenant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var n int
+		if err := rows.Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, n)
+	}
+	if len(got) < assigned {
+		t.Fatalf("%d debtors, want at least %d", len(got), assigned)
+	}
+	for i, n := range got {
+		if n != 10001+i {
+			t.Fatalf("numbers %v have a gap or a repeat at %d", got, i)
+		}
+	}
+}
