@@ -5,6 +5,7 @@ import (
 	"github.com/ledgerplatform/ledger/contracts/identityv1"
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
 	"github.com/ledgerplatform/ledger/contracts/periodsv1"
+	"github.com/ledgerplatform/ledger/contracts/receivablesv1"
 	"github.com/ledgerplatform/ledger/contracts/reportingv1"
 )
 
@@ -131,6 +132,11 @@ var Routes = []Route{
 	{"POST", "/v1/bank-accounts/{id}/upload", "bank:write", bankv1.SubjectStatementsUpload, LargeUpload},
 	{"POST", "/v1/bank-transactions/import-file", "bank:write", bankv1.SubjectStatementsImportFile, LargeUpload},
 	{"GET", "/v1/bank-imports/{id}", "bank:read", bankv1.SubjectImportsGet, 0},
+
+	{"GET", "/v1/debtors", "debitoren:read", receivablesv1.SubjectDebtorsList, 0},
+	{"POST", "/v1/debtors", "debitoren:write", receivablesv1.SubjectDebtorsCreate, 0},
+	{"GET", "/v1/debtors/{id}", "debitoren:read", receivablesv1.SubjectDebtorsGet, 0},
+	{"PATCH", "/v1/debtors/{id}", "debitoren:write", receivablesv1.SubjectDebtorsUpdate, 0},
 
 	{"GET", "/v1/periods", "perioden:read", periodsv1.SubjectList, 0},
 	{"POST", "/v1/periods/{period}/soft-lock", "perioden:write", periodsv1.SubjectSoftLock, 0},

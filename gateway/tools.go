@@ -44,6 +44,21 @@ var bookingLine = obj([]string{"account_debit", "account_credit", "amount"}, map
 	"fx_amount":          number("optional foreign-currency amount"),
 })
 
+func debtorAddress(required []string) map[string]any {
+	return obj(required, map[string]any{
+		"street":  str("street and house number"),
+		"zip":     str("postal code"),
+		"city":    str("city"),
+		"country": str("ISO 3166-1 alpha-2 code, default DE"),
+	})
+}
+
+var paymentTerms = obj(nil, map[string]any{
+	"days":               integer("payment due this many days after the invoice date, 0 to 365, default 14"),
+	"cash_discount_rate": number("Skonto in percent, 0 to 100 with at most 2 decimals, default 0"),
+	"cash_discount_days": integer("days within which the Skonto applies, 0 to 365; with a rate fewer than days"),
+})
+
 var tools = []tool{
 	{"whoami", "Who the credential belongs to: tenant, key or user, scopes.", "GET /v1/auth/me", obj(nil, map[string]any{})},
 	{"search_accounts", "Find SKR04 accounts by number prefix or name part (e.g. 'bank', '68').", "GET /v1/accounts/search",
@@ -167,6 +182,41 @@ var tools = []tool{
 		})},
 	{"get_bank_import", "One import of bank transactions (JSON or statement file): its state, rows done, imported and skipped counts and refused rows; batch_id of an import result is its id.", "GET /v1/bank-imports/{id}",
 		obj([]string{"id"}, map[string]any{"id": str("import id (UUID), the batch_id of an import result")})},
+	{"list_debtors", "The tenant's debtors (customers it invoices), by name: customer number, address, VAT ID, e-mail, payment terms (days, Skonto rate and days), Leitweg-ID for XRechnung, receivable account, active or not.", "GET /v1/debtors",
+		obj(nil, map[string]any{
+			"search":    str("optional text found in the name, customer number or VAT ID, case-blind"),
+			"is_active": boolean("optional: true for active debtors only, false for deactivated ones"),
+			"limit":     integer("1 to 500, default 100"),
+			"offset":    integer("default 0"),
+		})},
+	{"get_debtor", "One debtor with address, VAT ID, payment terms, Leitweg-ID and receivable account.", "GET /v1/debtors/{id}",
+		obj([]string{"id"}, map[string]any{"id": str("debtor id (UUID); see list_debtors")})},
+	{"create_debtor", "Add a debtor (customer). Street, zip and city are required, the country defaults to DE. Without customer_number the next free number K-10001, K-10002, … is assigned. The VAT ID is checked against its EU country's format, a Leitweg-ID (buyer reference of a public authority for XRechnung) against its check digits, a receivable_account (default 1200) against the chart.", "POST /v1/debtors",
+		obj([]string{"name", "address"}, map[string]any{
+			"customer_number":    str("optional, 1 to 20 letters, digits or - _ / .; unique in the tenant"),
+			"name":               str("name of the company or person, e.g. Muster GmbH"),
+			"address":            debtorAddress([]string{"street", "zip", "city"}),
+			"vat_id":             str("optional EU VAT ID (USt-IdNr.) with its country prefix, e.g. DE123456789, ATU12345678"),
+			"email":              str("optional e-mail address for invoices"),
+			"payment_terms":      paymentTerms,
+			"leitweg_id":         str("optional Leitweg-ID of a public authority, e.g. 04011000-1234512345-06"),
+			"receivable_account": str("optional SKR04 asset account receivables post to, default 1200"),
+			"idempotency_key":    idemArg,
+		})},
+	{"update_debtor", "Change a debtor: give only the fields to change (address and payment_terms field by field). An empty vat_id, email or leitweg_id removes it; is_active false deactivates the debtor (debtors are never deleted).", "PATCH /v1/debtors/{id}",
+		obj([]string{"id"}, map[string]any{
+			"id":                 str("debtor id (UUID); see list_debtors"),
+			"customer_number":    str("1 to 20 letters, digits or - _ / .; unique in the tenant"),
+			"name":               str("name of the company or person"),
+			"address":            debtorAddress(nil),
+			"vat_id":             str("EU VAT ID with its country prefix; empty to remove"),
+			"email":              str("e-mail address for invoices; empty to remove"),
+			"payment_terms":      paymentTerms,
+			"leitweg_id":         str("Leitweg-ID; empty to remove"),
+			"receivable_account": str("SKR04 asset account receivables post to"),
+			"is_active":          boolean("false to deactivate, true to activate again"),
+			"idempotency_key":    idemArg,
+		})},
 	{"list_periods", "Accounting periods with their lock status and booking counts.", "GET /v1/periods", obj(nil, map[string]any{})},
 	{"soft_lock_period", "Soft-lock a month (YYYY-MM): no postings until reopened.", "POST /v1/periods/{period}/soft-lock",
 		obj([]string{"period"}, map[string]any{"period": str("YYYY-MM")})},

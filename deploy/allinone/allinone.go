@@ -24,6 +24,7 @@ import (
 	"github.com/ledgerplatform/ledger/services/identity/identityd"
 	"github.com/ledgerplatform/ledger/services/ledger/ledgerd"
 	"github.com/ledgerplatform/ledger/services/periods/periodsd"
+	"github.com/ledgerplatform/ledger/services/receivables/receivablesd"
 	"github.com/ledgerplatform/ledger/services/reporting/reportingd"
 )
 
@@ -35,6 +36,7 @@ var Services = []func(getenv func(string) string) (daemon.Service, error){
 	periodsd.Service,
 	reportingd.Service,
 	bankd.Service,
+	receivablesd.Service,
 }
 
 // Config gathers every part's configuration.

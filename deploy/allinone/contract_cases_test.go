@@ -69,6 +69,7 @@ type fixture struct {
 	bankReader, journalReader           string // keys lacking most scopes
 	tenantDel                           string // operator: a tenant to deactivate
 	bankAccount, bankTx                 string
+	debtor                              string
 	rec                                 *reconFixture // reconciliation and evidence (contract_reconcile_test.go)
 	operatorKey                         string
 }
@@ -160,6 +161,9 @@ func newFixture(t *testing.T, p *platform, label string) *fixture {
 	// An open receivable the imported 595.00 pays, so suggestions have one to answer.
 	book("2025-03-01", "Fixture Ausgangsrechnung AR-7781", bline("1200", "4400", "595.00", "tax_code", "USt19", "external_reference", "AR-7781"))
 	f.rec = newReconFixture(t, p, f)
+	f.debtor = p.must(201, "POST", "/v1/debtors", a, map[string]any{"name": "Fixture Kunde " + label,
+		"address": map[string]any{"street": "Hauptstr. 1", "zip": "10115", "city": "Berlin"}, "vat_id": "DE123456789",
+		"payment_terms": map[string]any{"days": 30, "cash_discount_rate": json.Number("2"), "cash_discount_days": 10}}).str("id")
 	f.grantClient, f.grantRevoke = "app-"+label, "app-del-"+label
 	for _, c := range []string{f.grantClient, f.grantRevoke} {
 		if _, err := p.owner.Exec(ctx, "INSERT INTO identity.oauth_grants (tenant_id, client_id, client_name, scopes) VALUES ($1, $2, $3, '{journal:read}')", f.tenant, c, "App "+c); err != nil {
@@ -432,6 +436,30 @@ var happyCases = map[string][]happyCase{
 		return f.as(happyReq{multipart: []part{statementPart("auszug.sta", happyMT940(f, "by-iban"))}})
 	}}},
 	"getBankImport": {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.bankImportID())}) }}},
+
+	// Debtors.
+	"listDebtors": {
+		{name: "filtered", build: func(f *fixture) happyReq {
+			return getAs(f, qs("search", "fixture", "is_active", "true", "limit", "10", "offset", "0"))
+		}},
+		{name: "default", build: func(f *fixture) happyReq { return getAs(f, nil) }},
+	},
+	"createDebtor": {{build: func(f *fixture) happyReq { return f.as(happyReq{example: true}) },
+		battery: func(f *fixture) happyReq {
+			return f.as(happyReq{body: map[string]any{"customer_number": "B-1", "name": "Batterie GmbH",
+				"address": map[string]any{"street": "Batteriestr. 1", "zip": "20095", "city": "Hamburg", "country": "DE"},
+				"vat_id":  "ATU12345678", "email": "batterie@example.de", "leitweg_id": "991-33333TEST-33", "receivable_account": "1200",
+				"payment_terms": map[string]any{"days": 20, "cash_discount_rate": json.Number("3"), "cash_discount_days": 5}}})
+		}}},
+	"getDebtor": {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.debtor)}) }}},
+	"updateDebtor": {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.debtor), example: true}) },
+		battery: func(f *fixture) happyReq {
+			return f.as(happyReq{params: pathID("id", f.debtor), body: map[string]any{"customer_number": "B-2", "name": "Batterie",
+				"address": map[string]any{"street": "Batteriestr. 2", "zip": "20095", "city": "Hamburg", "country": "AT"},
+				"vat_id":  "", "email": "", "leitweg_id": "992-90009-96", "receivable_account": "1200", "is_active": false,
+				"payment_terms": map[string]any{"days": 25, "cash_discount_rate": json.Number("1.5"), "cash_discount_days": 7}}})
+		},
+		mcp: func(f *fixture, args map[string]any) { args["name"] = "Fixture Kunde per MCP" }}},
 
 	// Periods and closing.
 	"listPeriods":            {{build: func(f *fixture) happyReq { return getAs(f, nil) }}},

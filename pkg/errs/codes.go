@@ -68,6 +68,7 @@ const (
 	DuplicateName               = "DUPLICATE_NAME"
 	DuplicateTaxID              = "DUPLICATE_TAX_ID"
 	DuplicateVATID              = "DUPLICATE_VAT_ID"
+	DuplicateCustomerNumber     = "DUPLICATE_CUSTOMER_NUMBER"
 	VendorIBANMissing           = "VENDOR_IBAN_MISSING"
 	InvoiceAlreadyInActiveRun   = "INVOICE_ALREADY_IN_ACTIVE_RUN"
 	InvoiceNotFound             = "INVOICE_NOT_FOUND"
@@ -135,6 +136,7 @@ var statusOf = map[string]int{
 	DuplicateName:               http.StatusConflict,
 	DuplicateTaxID:              http.StatusConflict,
 	DuplicateVATID:              http.StatusConflict,
+	DuplicateCustomerNumber:     http.StatusConflict,
 	VendorIBANMissing:           http.StatusBadRequest,
 	InvoiceAlreadyInActiveRun:   http.StatusConflict,
 	InvoiceNotFound:             http.StatusNotFound,

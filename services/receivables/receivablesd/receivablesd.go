@@ -1,0 +1,112 @@
+// Package receivablesd declares the receivables service for the daemon: its
+// schema, the stream it owns and its route table.
+package receivablesd
+
+import (
+	"context"
+	"net/url"
+	"strconv"
+
+	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
+	"github.com/ledgerplatform/ledger/contracts/receivablesv1"
+	"github.com/ledgerplatform/ledger/pkg/daemon"
+	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/idem"
+	"github.com/ledgerplatform/ledger/pkg/natsx"
+	"github.com/ledgerplatform/ledger/services/receivables"
+	"github.com/ledgerplatform/ledger/services/receivables/postgres"
+)
+
+// Service declares the receivables service.
+func Service(func(string) string) (daemon.Service, error) {
+	return daemon.Service{
+		Name: receivablesv1.ServiceName,
+		DB:   postgres.Schema,
+		// The stream its invoice events will go to; created now, so that
+		// consumers written against it find it.
+		Streams: []natsx.Stream{{Name: receivablesv1.StreamEvents, Subjects: []string{receivablesv1.EventsFilter}}},
+		Build: func(_ context.Context, env daemon.Env) (daemon.Parts, error) {
+			svc := receivables.New(postgres.New(env.Pool), ledgerv1.Client{C: env.Client})
+			return daemon.Parts{Routes: Routes(svc)}, nil
+		},
+	}, nil
+}
+
+// Routes is the receivables service's route table.
+func Routes(svc *receivables.Service) []natsx.Route {
+	return []natsx.Route{
+		{Subject: receivablesv1.SubjectDebtorsList, Decode: debtorFilter, Endpoint: natsx.Typed(func(ctx context.Context, f receivablesv1.DebtorFilter) (receivablesv1.DebtorList, error) {
+			return svc.Debtors(ctx, natsx.Claims(ctx).TenantID, f)
+		})},
+		{Subject: receivablesv1.SubjectDebtorsCreate, Idempotent: true, Decode: natsx.JSON[receivablesv1.DebtorInput], Endpoint: natsx.Typed(func(ctx context.Context, in receivablesv1.DebtorInput) (*natsx.Response, error) {
+			idem.Reply(ctx, func(v any) any { return natsx.Created(v) })
+			d, err := svc.CreateDebtor(ctx, natsx.Claims(ctx).TenantID, in)
+			if err != nil {
+				return nil, err
+			}
+			return natsx.Created(d), nil
+		})},
+		{Subject: receivablesv1.SubjectDebtorsGet, Decode: param("id"), Endpoint: natsx.Typed(func(ctx context.Context, id string) (receivables.Debtor, error) {
+			return svc.Debtor(ctx, natsx.Claims(ctx).TenantID, id)
+		})},
+		{Subject: receivablesv1.SubjectDebtorsUpdate, Idempotent: true, Decode: withID[receivablesv1.DebtorUpdate], Endpoint: natsx.Typed(func(ctx context.Context, r idBody[receivablesv1.DebtorUpdate]) (receivables.Debtor, error) {
+			return svc.UpdateDebtor(ctx, natsx.Claims(ctx).TenantID, r.ID, r.Body)
+		})},
+	}
+}
+
+// debtorFilter reads the query of GET /v1/debtors.
+func debtorFilter(_ context.Context, r *natsx.Request) (any, error) {
+	f := receivablesv1.DebtorFilter{Search: r.Query.Get("search")}
+	var err error
+	if f.Limit, err = intParam(r.Query, "limit", receivables.DefaultDebtorsLimit, 1, receivables.MaxDebtorsLimit); err != nil {
+		return nil, err
+	}
+	if f.Offset, err = intParam(r.Query, "offset", 0, 0, 1<<31-1); err != nil {
+		return nil, err
+	}
+	switch v := r.Query.Get("is_active"); v {
+	case "":
+	case "true", "false":
+		b := v == "true"
+		f.IsActive = &b
+	default:
+		return nil, errs.Invalid("invalid query parameter is_active", errs.Field("is_active", "true or false"))
+	}
+	if len([]rune(f.Search)) > receivables.MaxSearchLength {
+		return nil, errs.Invalid("invalid query parameter search", errs.Field("search", "at most 100 characters"))
+	}
+	return f, nil
+}
+
+// intParam parses an optional integer query parameter within bounds.
+func intParam(q url.Values, name string, def, lo, hi int) (int, error) {
+	s := q.Get(name)
+	if s == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < lo || n > hi {
+		return 0, errs.Invalid("invalid query parameter "+name, errs.Field(name, "must be an integer from "+strconv.Itoa(lo)+" to "+strconv.Itoa(hi)))
+	}
+	return n, nil
+}
+
+func param(name string) natsx.DecodeFunc {
+	return func(_ context.Context, r *natsx.Request) (any, error) { return r.Param(name), nil }
+}
+
+// idBody is a request on a resource: its path id and the strictly decoded
+// body.
+type idBody[T any] struct {
+	ID   string
+	Body T
+}
+
+func withID[T any](_ context.Context, r *natsx.Request) (any, error) {
+	var v T
+	if err := natsx.Decode(r.Body, &v); err != nil {
+		return nil, err
+	}
+	return idBody[T]{ID: r.Param("id"), Body: v}, nil
+}
