@@ -651,9 +651,13 @@ func (p *parser) field(f *fields, path []string) error {
 	case "RvslInd":
 		f.reversal = p.textOf()
 	case "Sts":
-		// .001.02 to .07 write <Sts>BOOK</Sts>, .08 <Sts><Cd>BOOK</Cd></Sts>.
+		// .001.02 to .07 write <Sts>BOOK</Sts>, .08 <Sts><Cd>BOOK</Cd></Sts>;
+		// from .08 on a bank may write its own code as <Sts><Prtry>, and
+		// intraday reports do, with PDNG for a pending entry.
 		if s := p.textOf(); s != "" && (len(path) == 1 || is(path, "Sts", "Cd")) {
 			f.status = s
+		} else if s != "" && is(path, "Sts", "Prtry") && f.status == "" {
+			f.status = prtryStatus(s)
 		}
 	case "BookgDt":
 		if len(path) == 2 && (path[1] == "Dt" || path[1] == "DtTm") {
@@ -796,6 +800,17 @@ func (p *parser) party(f *fields, path []string) {
 			f.cdtrIBAN = normIBAN(p.textOf())
 		}
 	}
+}
+
+// prtryStatus reads a proprietary status: the ISO codes and the words
+// banks use for pending or advice-only entries mean what they say; any
+// other code is taken as booked, as an entry is unless it says otherwise.
+func prtryStatus(s string) string {
+	switch u := strings.ToUpper(strings.TrimSpace(s)); u {
+	case "PDNG", "INFO", "FUTR", "PENDING", "VORGEMERKT", "INFORMATION":
+		return u
+	}
+	return "BOOK"
 }
 
 // booked says whether the entry moved money: pending (PDNG) and
