@@ -30,6 +30,8 @@ const (
 	rAccount // the account holder's own account (Auftragskonto)
 	rStatus  // "Umsatz gebucht"/"Umsatz vorgemerkt", "Gebucht"/"Vorgemerkt"
 	rBankRef
+	rBLZ // the counterparty's bank code; Sparkasse's CSV-MT940 writes the BIC there
+	rFee // a fee taken on top of the amount (Revolut's "Fee")
 	nRoles
 )
 
@@ -40,6 +42,9 @@ const (
 var synonyms = map[string]role{
 	"buchungstag": rBooking, "buchungsdatum": rBooking, "buchung": rBooking, "datum": rBooking,
 	"date": rBooking, "booking date": rBooking, "transaction date": rBooking, "buchungstag/datum": rBooking,
+	// Revolut: the day the money moved is the completed one; a started
+	// card payment may never complete.
+	"completed date": rBooking, "date completed (utc)": rBooking, "date completed": rBooking,
 
 	"valutadatum": rValue, "valuta": rValue, "wertstellung": rValue, "wert": rValue,
 	"wertstellungsdatum": rValue, "wertstellung (valuta)": rValue, "value date": rValue, "valuta date": rValue,
@@ -60,6 +65,7 @@ var synonyms = map[string]role{
 	"beguenstigter": rCounterparty, "zahlungsbeteiligter": rCounterparty, "name zahlungsbeteiligter": rCounterparty,
 	"counterparty": rCounterparty, "counterparty name": rCounterparty, "partner name": rCounterparty,
 	"payee": rCounterparty, "gegenpartei": rCounterparty,
+	"sender/empfaenger": rCounterparty, "empfaenger/sender": rCounterparty, // Consorsbank
 	// Not "Auftraggeber/Zahlungsempfänger": Volksbank's older export names
 	// the account holder so and the counterparty "Empfänger/Zahlungspflichtiger".
 
@@ -68,7 +74,7 @@ var synonyms = map[string]role{
 
 	"kontonummer/iban": rCPIBAN, "iban": rCPIBAN, "kontonummer": rCPIBAN, "konto-nr.": rCPIBAN,
 	"iban zahlungsbeteiligter": rCPIBAN, "partner iban": rCPIBAN, "counterparty iban": rCPIBAN,
-	"iban/kontonummer": rCPIBAN, "gegenkonto": rCPIBAN,
+	"iban/kontonummer": rCPIBAN, "gegenkonto": rCPIBAN, "iban/konto-nr.": rCPIBAN, "konto-nr./iban": rCPIBAN,
 
 	"bic": rCPBIC, "bic (swift-code)": rCPBIC, "bic (swift-code) zahlungsbeteiligter": rCPBIC,
 	"bic zahlungsbeteiligter": rCPBIC, "partner bic": rCPBIC, "counterparty bic": rCPBIC, "bic/blz": rCPBIC,
@@ -96,7 +102,11 @@ var synonyms = map[string]role{
 	"auftragskonto": rAccount, "iban auftragskonto": rAccount, "iban kontoinhaber": rAccount,
 	"account iban": rAccount, "own iban": rAccount, "account": rAccount,
 
-	"info": rStatus, "status": rStatus,
+	"info": rStatus, "status": rStatus, "state": rStatus,
+
+	"blz": rBLZ,
+
+	"fee": rFee,
 
 	"bankreferenz": rBankRef, "bank reference": rBankRef, "transaktions-id": rBankRef, "transaction id": rBankRef,
 }
@@ -134,6 +144,9 @@ type layout struct {
 	// ibanCols are all counterparty IBAN columns: Volksbank writes
 	// "Konto-Nr." (empty for SEPA) and "IBAN".
 	ibanCols []int
+	// indicatorGuessed: the S/H column is the blank-headed one after the
+	// amount, not a named one.
+	indicatorGuessed bool
 }
 
 func (l *layout) has(r role) bool { return l.col[r] >= 0 }
@@ -195,6 +208,17 @@ func mapHeader(rec []string) (l layout, ok bool, known int) {
 	}
 	if !l.has(rBookingText) {
 		l.col[rBookingText], l.col[rTxType] = l.col[rTxType], -1
+	}
+	// Sparkasse's CSV-MT940 has "BLZ" and no "BIC" column, and writes the
+	// BIC under BLZ since SEPA; where a BIC column exists it wins.
+	if !l.has(rCPBIC) {
+		l.col[rCPBIC] = l.col[rBLZ]
+	}
+	// Volksbank's older export marks the amount "S" or "H" in a column
+	// right after "Umsatz" whose header is blank. Guessed, so a value
+	// other than a mark there is not an error (see parser.amount).
+	if a := l.col[rAmount]; !l.has(rIndicator) && a >= 0 && a+1 < len(rec) && strings.TrimSpace(rec[a+1]) == "" {
+		l.col[rIndicator], l.indicatorGuessed = a+1, true
 	}
 	ok = l.has(rBooking) && (l.has(rAmount) || (l.has(rDebit) && l.has(rCredit)))
 	return l, ok, known

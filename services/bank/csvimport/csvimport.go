@@ -232,6 +232,8 @@ type parser struct {
 	lay          layout
 	preambleIBAN string
 
+	charges decimal.Decimal // the fee of the row amount last read
+
 	started   bool
 	iban      string
 	row       int
@@ -274,6 +276,39 @@ func (p *parser) cell(rec []string, r role) string {
 	return strings.TrimSpace(rec[i])
 }
 
+// notBooked says whether a status cell marks a row that moved no money
+// (yet): "Umsatz vorgemerkt", "offen", and Revolut's PENDING, REVERTED,
+// DECLINED and FAILED.
+func notBooked(status string) bool {
+	s := strings.ToLower(strings.TrimSpace(status))
+	if strings.Contains(s, "vorgemerkt") {
+		return true
+	}
+	switch s {
+	case "pending", "offen", "reverted", "declined", "failed", "cancelled", "canceled", "storniert":
+		return true
+	}
+	return false
+}
+
+// balanceRow reports whether one of rec's cells is only a balance word:
+// Volksbank writes "Anfangssaldo" and "Endsaldo" rows with a date and an
+// amount in the text column after the bookings.
+func balanceRow(rec []string) bool {
+	for _, c := range rec {
+		if len(c) > 40 {
+			continue
+		}
+		h := normHeader(c)
+		for _, w := range balanceWords {
+			if h == w {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 var balanceWords = []string{"kontostand", "saldo", "anfangssaldo", "endsaldo", "alter kontostand", "neuer kontostand", "abschlusssaldo"}
 
 // balanceLine reports whether rec is a balance line some banks write
@@ -299,8 +334,7 @@ func (p *parser) record(rec []string) error {
 	if empty {
 		return nil
 	}
-	status := strings.ToLower(p.cell(rec, rStatus))
-	if strings.Contains(status, "vorgemerkt") || status == "pending" || status == "offen" {
+	if notBooked(p.cell(rec, rStatus)) || balanceRow(rec) {
 		return nil
 	}
 	// The statement comes first, before this row's entry or its error:
@@ -379,6 +413,7 @@ func (p *parser) record(rec []string) error {
 		CounterpartyBIC:  normBIC(p.cell(rec, rCPBIC)),
 		Reference:        clean(p.cell(rec, rReference)),
 		BookingText:      clean(p.cell(rec, rBookingText)),
+		Charges:          p.charges,
 	}
 	if err := p.sink.Entry(e); err != nil {
 		return err
@@ -408,7 +443,9 @@ func (p *parser) amount(rec []string) (amount decimal.Decimal, currency, field, 
 				amount = amount.Abs()
 			case "":
 			default:
-				return amount, "", "amount", ind, errors.New("is not S or H")
+				if !p.lay.indicatorGuessed {
+					return amount, "", "amount", ind, errors.New("is not S or H")
+				}
 			}
 		}
 	} else {
@@ -434,6 +471,17 @@ func (p *parser) amount(rec []string) (amount decimal.Decimal, currency, field, 
 			}
 		}
 		raw = debit + credit
+	}
+	p.charges = decimal.Zero
+	if fee := p.cell(rec, rFee); fee != "" {
+		f, _, err := parseAmount(fee)
+		if err != nil {
+			return amount, "", "amount", fee, errors.New("has a fee that " + err.Error())
+		}
+		// Revolut takes the fee on top of the amount: the balance moves
+		// by both, and the entry keeps the fee as its charges.
+		p.charges = f.Abs()
+		amount = amount.Sub(p.charges)
 	}
 	if amount.IsZero() {
 		return amount, "", "amount", raw, errors.New("is zero")

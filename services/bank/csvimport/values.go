@@ -16,6 +16,12 @@ import (
 // YYYY-MM-DD.
 func parseDate(s string) (string, error) {
 	s = strings.TrimSpace(s)
+	// Revolut writes the time after an ISO date: "2024-10-01 08:00:15"
+	// (or with a T); the day is what counts. A German date with a time
+	// stays refused: no bank writes one in a booking column.
+	if i := strings.IndexAny(s, " T"); i == 10 && strings.Count(s[:i], "-") == 2 && isClock(strings.TrimSpace(s[i+1:])) {
+		s = s[:i]
+	}
 	var y, m, d string
 	switch {
 	case strings.Count(s, ".") == 2:
@@ -44,6 +50,20 @@ func parseDate(s string) (string, error) {
 		return "", errors.New("is no day of the calendar")
 	}
 	return iso, nil
+}
+
+// isClock reports whether s is a time of day such as "08:00", "08:00:15"
+// or "08:00:15.123".
+func isClock(s string) bool {
+	if len(s) < 4 || strings.Count(s, ":") < 1 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && c != ':' && c != '.' {
+			return false
+		}
+	}
+	return true
 }
 
 func digits(s string) bool {
