@@ -40,6 +40,10 @@ var realStatementFiles = []statementFile{
 	{path: "csvimport/testdata/consorsbank-cp1252.csv", count: 3, sum: "778.01", stmts: []int{3}, rowErrs: 1},
 	// S 89.00, H 150.00, S 4.95; the Anfangssaldo and Endsaldo rows left out.
 	{path: "csvimport/testdata/volksbank-old-unnamed-sh-saldo-rows.csv", count: 3, sum: "56.05", stmts: []int{3}},
+	// -1200.00 - 12.99 + 5000.00 - 0.41.
+	{path: "csvimport/testdata/wise-statement-dd-mm-yyyy.csv", count: 4, sum: "3786.60", stmts: []int{4}},
+	// -120.00 + 2380.00 - 9.90.
+	{path: "csvimport/testdata/hypovereinsbank-empfaenger12-cp1252.csv", count: 3, sum: "2250.10", stmts: []int{3}},
 }
 
 // TestBankRealFilesImport: each real-layout file imports through the

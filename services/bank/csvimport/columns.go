@@ -32,6 +32,11 @@ const (
 	rBankRef
 	rBLZ // the counterparty's bank code; Sparkasse's CSV-MT940 writes the BIC there
 	rFee // a fee taken on top of the amount (Revolut's "Fee")
+	// rDescription is a general description: the remittance text when no
+	// column names one, else the booking text (Wise writes "Description"
+	// next to "Payment Reference").
+	rDescription
+	rCPName2 // HypoVereinsbank's "Empfaenger 2", the name's continuation
 	nRoles
 )
 
@@ -66,22 +71,25 @@ var synonyms = map[string]role{
 	"counterparty": rCounterparty, "counterparty name": rCounterparty, "partner name": rCounterparty,
 	"payee": rCounterparty, "gegenpartei": rCounterparty,
 	"sender/empfaenger": rCounterparty, "empfaenger/sender": rCounterparty, // Consorsbank
+	"empfaenger 1": rCounterparty, "empfaenger 2": rCPName2, // HypoVereinsbank
 	// Not "Auftraggeber/Zahlungsempfänger": Volksbank's older export names
 	// the account holder so and the counterparty "Empfänger/Zahlungspflichtiger".
 
 	"zahlungspflichtige*r": rPayer, "zahlungspflichtiger": rPayer,
 	"zahlungsempfaenger*in": rPayee, "zahlungsempfaenger": rPayee,
+	"payer name": rPayer, "payee name": rPayee, // Wise
 
 	"kontonummer/iban": rCPIBAN, "iban": rCPIBAN, "kontonummer": rCPIBAN, "konto-nr.": rCPIBAN,
 	"iban zahlungsbeteiligter": rCPIBAN, "partner iban": rCPIBAN, "counterparty iban": rCPIBAN,
 	"iban/kontonummer": rCPIBAN, "gegenkonto": rCPIBAN, "iban/konto-nr.": rCPIBAN, "konto-nr./iban": rCPIBAN,
+	"payee account number": rCPIBAN,
 
 	"bic": rCPBIC, "bic (swift-code)": rCPBIC, "bic (swift-code) zahlungsbeteiligter": rCPBIC,
 	"bic zahlungsbeteiligter": rCPBIC, "partner bic": rCPBIC, "counterparty bic": rCPBIC, "bic/blz": rCPBIC,
 
 	"verwendungszweck": rReference, "buchungsdetails": rReference, "reference": rReference,
 	"purpose": rReference, "payment reference": rReference, "vorgang/verwendungszweck": rReference,
-	"beschreibung": rReference, "description": rReference, "remittance information": rReference,
+	"beschreibung": rDescription, "description": rDescription, "remittance information": rReference,
 
 	"buchungstext": rBookingText, "booking text": rBookingText,
 
@@ -109,6 +117,7 @@ var synonyms = map[string]role{
 	"fee": rFee,
 
 	"bankreferenz": rBankRef, "bank reference": rBankRef, "transaktions-id": rBankRef, "transaction id": rBankRef,
+	"transferwise id": rBankRef, "wise id": rBankRef,
 }
 
 // What a missing role's error lists (the spellings a user recognises).
@@ -198,6 +207,14 @@ func mapHeader(rec []string) (l layout, ok bool, known int) {
 	for _, i := range currencies {
 		if l.col[rCurrency] < 0 || (l.col[rAmount] >= 0 && l.col[rCurrency] < l.col[rAmount] && i > l.col[rAmount]) {
 			l.col[rCurrency] = i
+		}
+	}
+	if l.has(rDescription) {
+		switch {
+		case !l.has(rReference):
+			l.col[rReference] = l.col[rDescription]
+		case !l.has(rBookingText) && !l.has(rTxType):
+			l.col[rBookingText] = l.col[rDescription]
 		}
 	}
 	// Commerzbank and comdirect put the remittance text under

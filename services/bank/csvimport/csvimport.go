@@ -494,7 +494,11 @@ func (p *parser) amount(rec []string) (amount decimal.Decimal, currency, field, 
 // money.
 func (p *parser) counterparty(rec []string, amount decimal.Decimal) string {
 	if p.lay.has(rCounterparty) {
-		return p.cell(rec, rCounterparty)
+		name := p.cell(rec, rCounterparty)
+		if more := p.cell(rec, rCPName2); more != "" {
+			name = strings.TrimSpace(name + " " + more)
+		}
+		return name
 	}
 	payer, payee := p.cell(rec, rPayer), p.cell(rec, rPayee)
 	if amount.IsNegative() && payee != "" || payer == "" {

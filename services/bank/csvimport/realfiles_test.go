@@ -91,6 +91,34 @@ func TestRealFiles(t *testing.T) {
 			2: {BookingDate: "2024-09-02", ValueDate: "2024-09-02", Amount: dec("-4.95"), Currency: "EUR",
 				Reference: "Abschluss Entgelt Kontoführung"},
 		},
+	}, {
+		// Wise: comma, DD-MM-YYYY, signed point amounts, "Description" (the
+		// booking text here) beside "Payment Reference", payer and payee
+		// names apart, the Wise ID as bank reference. Running balance 13.40
+		// - 0.41 + 5000.00 - 12.99 - 1200.00 = 3800.00; the rows: 3786.60.
+		file: "wise-statement-dd-mm-yyyy.csv", encoding: UTF8,
+		statement: bank.Statement{Kind: "csv", Currency: "EUR"},
+		count:     4, sum: "3786.60",
+		checks: map[int]bank.Entry{
+			0: {BookingDate: "2024-10-31", Amount: dec("-1200.00"), Currency: "EUR", BankReference: "TRANSFER-1234567890",
+				CounterpartyName: "Hausverwaltung Meier GmbH", CounterpartyIBAN: "DE89370400440532013000",
+				Reference: "Miete November", BookingText: "Sent money to Hausverwaltung Meier GmbH"},
+			2: {BookingDate: "2024-10-29", Amount: dec("5000.00"), Currency: "EUR", BankReference: "TRANSFER-1234500000",
+				CounterpartyName: "Kunde AG", Reference: "RE-2024-77",
+				BookingText: "Received money from Kunde AG with reference RE-2024-77"},
+		},
+	}, {
+		// HypoVereinsbank: the own account number first, the name in
+		// "Empfaenger 1" and "Empfaenger 2". -120.00 + 2380.00 - 9.90 = 2250.10.
+		file: "hypovereinsbank-empfaenger12-cp1252.csv", encoding: Windows1252,
+		statement: bank.Statement{Kind: "csv", Currency: "EUR"},
+		count:     3, sum: "2250.10",
+		checks: map[int]bank.Entry{
+			1: {BookingDate: "2024-11-01", ValueDate: "2024-11-01", Amount: dec("2380.00"), Currency: "EUR",
+				CounterpartyName: "Kunde Schmidt und Partner Steuerberatungsgesellschaft", Reference: "RE 2024-0099 Beratung Oktober"},
+			2: {BookingDate: "2024-10-31", ValueDate: "2024-10-31", Amount: dec("-9.90"), Currency: "EUR",
+				Reference: "Abrechnung Kontoführung"},
+		},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -134,16 +162,18 @@ func TestRealFiles(t *testing.T) {
 	}
 }
 
-// Revolut's dates carry the time after an ISO date; the day counts.
-func TestParseDateWithTime(t *testing.T) {
+// Revolut's dates carry the time after an ISO date, Wise's are
+// DD-MM-YYYY.
+func TestParseDateRealForms(t *testing.T) {
 	for in, want := range map[string]string{
 		"2024-10-01 08:00:15": "2024-10-01", "2024-10-01T08:00:15": "2024-10-01", "2024-10-01 08:00:15.123": "2024-10-01",
+		"31-10-2024": "2024-10-31", "1-2-2024": "2024-02-01",
 	} {
 		if got, err := parseDate(in); err != nil || got != want {
 			t.Errorf("parseDate(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"2024-10-01 abc", "2024-10-01 08", "2024-10-01 08:00 Uhr"} {
+	for _, in := range []string{"2024-10-01 abc", "2024-10-01 08", "2024-10-01 08:00 Uhr", "31-02-2024", "10-31-2024"} {
 		if got, err := parseDate(in); err == nil {
 			t.Errorf("parseDate(%q) = %q, want an error", in, got)
 		}

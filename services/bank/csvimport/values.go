@@ -12,7 +12,7 @@ import (
 )
 
 // parseDate reads DD.MM.YYYY, D.M.YYYY, DD.MM.YY (20YY: bank exports
-// carry no earlier two-digit years) and YYYY-MM-DD, and answers
+// carry no earlier two-digit years), YYYY-MM-DD and DD-MM-YYYY, and answers
 // YYYY-MM-DD.
 func parseDate(s string) (string, error) {
 	s = strings.TrimSpace(s)
@@ -33,6 +33,9 @@ func parseDate(s string) (string, error) {
 	case strings.Count(s, "-") == 2:
 		p := strings.Split(s, "-")
 		y, m, d = p[0], p[1], p[2]
+		if len(p[2]) == 4 && len(p[0]) <= 2 {
+			d, y = p[0], p[2] // DD-MM-YYYY, as Wise and Dutch banks write it
+		}
 	default:
 		return "", errors.New("is not a date (DD.MM.YYYY, DD.MM.YY or YYYY-MM-DD)")
 	}
