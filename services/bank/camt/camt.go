@@ -18,8 +18,9 @@
 //
 // Rules the import relies on:
 //   - Only booked entries count: an entry whose Sts is PDNG or INFO (an
-//     intraday camt.052) is skipped, so it neither imports nor enters the
-//     statement's sum.
+//     intraday camt.052; also as Sts/Prtry) is skipped, so it neither
+//     imports nor enters the statement's sum. So is an entry (or a part
+//     of a batch) of 0.00, which moved no money.
 //   - A batch booking (one Ntry, several TxDtls) splits into one entry per
 //     detail only when every detail carries an amount in the entry's
 //     currency and the signed amounts add up to the booked amount; else
@@ -1014,6 +1015,12 @@ func gvc(cd string) string {
 }
 
 func (p *parser) emit(e bank.Entry) error {
+	if e.Amount.IsZero() {
+		// A booking of 0.00 (a Sparkasse "Rechnungsabschluss" without
+		// charges, a zero part of a batch) moved no money; an entry is
+		// never zero, and the store refuses one.
+		return nil
+	}
 	p.st.entries++
 	p.st.sum = p.st.sum.Add(e.Amount)
 	return p.sink.Entry(e)

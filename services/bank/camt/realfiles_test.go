@@ -52,7 +52,8 @@ func TestRealFiles(t *testing.T) {
 		// Sparkasse camt.053.001.02: PRCD 5000.00, CLBD 4509.11.
 		// +1190.00, batch -1740.49 = 450.00 + 1200.50 + 89.99 (three
 		// entries), -59.90 direct debit, -123.00 return (RvslInd, with 3.00
-		// charges inside), -7.50 fees, +250.00 (Strd reference):
+		// charges inside), -7.50 fees, a closing of 0.00 (no entry), +250.00
+		// (Strd reference):
 		// 1190 - 1740.49 - 59.90 - 123 - 7.50 + 250 = -490.89; 5000 - 490.89 = 4509.11.
 		file: "camt053.v2.sparkasse-batch-return.xml",
 		stmts: []summary{{Kind: "camt.053", ID: "camt53_20240315_1234567890_00052", Number: "52",

@@ -58,7 +58,8 @@ func TestRealFiles(t *testing.T) {
 		// characters in the middle of subfields. Statement 1: 5000.00
 		// - 59.90 + 1190.00 = 6130.10; the credit's value date 31.12.2024
 		// is booked on 02.01. (next year). Statement 2: 6130.10 - 12.50 +
-		// 59.90 (RD: a returned debit comes back) = 6177.50.
+		// 0.00 (a closing without interest: no entry) + 59.90 (RD: a
+		// returned debit comes back) = 6177.50.
 		file: "sparkasse-swift-blocks-crlf.sta",
 		stmts: []stmtSeen{
 			{ID: "STARTUMS", Number: "00001/001", IBAN: "DE67500502011234567890", Currency: "EUR",
