@@ -44,6 +44,8 @@ var realStatementFiles = []statementFile{
 	{path: "csvimport/testdata/wise-statement-dd-mm-yyyy.csv", count: 4, sum: "3786.60", stmts: []int{4}},
 	// -120.00 + 2380.00 - 9.90.
 	{path: "csvimport/testdata/hypovereinsbank-empfaenger12-cp1252.csv", count: 3, sum: "2250.10", stmts: []int{3}},
+	// -45.99 - 189.00 + 150.00 - 17.98.
+	{path: "csvimport/testdata/dkb-visa-wertstellung-cp1252.csv", count: 4, sum: "-102.97", stmts: []int{4}},
 }
 
 // TestBankRealFilesImport: each real-layout file imports through the

@@ -117,7 +117,7 @@ var synonyms = map[string]role{
 	"fee": rFee,
 
 	"bankreferenz": rBankRef, "bank reference": rBankRef, "transaktions-id": rBankRef, "transaction id": rBankRef,
-	"transferwise id": rBankRef, "wise id": rBankRef,
+	"transferwise id": rBankRef, "wise id": rBankRef, "referenz": rBankRef, // comdirect
 }
 
 // What a missing role's error lists (the spellings a user recognises).
@@ -236,6 +236,11 @@ func mapHeader(rec []string) (l layout, ok bool, known int) {
 	// other than a mark there is not an error (see parser.amount).
 	if a := l.col[rAmount]; !l.has(rIndicator) && a >= 0 && a+1 < len(rec) && strings.TrimSpace(rec[a+1]) == "" {
 		l.col[rIndicator], l.indicatorGuessed = a+1, true
+	}
+	// Credit card exports (DKB's "Wertstellung" beside "Belegdatum") have
+	// no booking day but the day the money moved: that is the booking.
+	if !l.has(rBooking) && l.has(rValue) {
+		l.col[rBooking] = l.col[rValue]
 	}
 	ok = l.has(rBooking) && (l.has(rAmount) || (l.has(rDebit) && l.has(rCredit)))
 	return l, ok, known

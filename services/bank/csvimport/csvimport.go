@@ -309,7 +309,7 @@ func balanceRow(rec []string) bool {
 	return false
 }
 
-var balanceWords = []string{"kontostand", "saldo", "anfangssaldo", "endsaldo", "alter kontostand", "neuer kontostand", "abschlusssaldo"}
+var balanceWords = []string{"kontostand", "saldo", "anfangssaldo", "endsaldo", "alter kontostand", "neuer kontostand", "abschlusssaldo", "summe"}
 
 // balanceLine reports whether rec is a balance line some banks write
 // after the rows ("Kontostand;30.09.2026;;;1.234,56;EUR").

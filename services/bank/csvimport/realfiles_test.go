@@ -119,6 +119,18 @@ func TestRealFiles(t *testing.T) {
 			2: {BookingDate: "2024-10-31", ValueDate: "2024-10-31", Amount: dec("-9.90"), Currency: "EUR",
 				Reference: "Abrechnung Kontoführung"},
 		},
+	}, {
+		// DKB's older Visa export: a preamble, no booking date but
+		// "Wertstellung" (and "Belegdatum", the receipt's day), amounts in
+		// "Betrag (EUR)", the foreign amount aside. -45.99 - 189.00 +
+		// 150.00 - 17.98 = -102.97, the Saldo of the preamble.
+		file: "dkb-visa-wertstellung-cp1252.csv", encoding: Windows1252,
+		statement: bank.Statement{Kind: "csv", Currency: "EUR"},
+		count:     4, sum: "-102.97",
+		checks: map[int]bank.Entry{
+			3: {BookingDate: "2024-10-03", ValueDate: "2024-10-03", Amount: dec("-17.98"), Currency: "EUR",
+				Reference: "UBER *TRIP HELP.UBER.COM"},
+		},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -176,6 +188,22 @@ func TestParseDateRealForms(t *testing.T) {
 	for _, in := range []string{"2024-10-01 abc", "2024-10-01 08", "2024-10-01 08:00 Uhr", "31-02-2024", "10-31-2024"} {
 		if got, err := parseDate(in); err == nil {
 			t.Errorf("parseDate(%q) = %q, want an error", in, got)
+		}
+	}
+}
+
+// The preamble names the account in words, the IBAN in groups.
+func TestIBANInPreambleCell(t *testing.T) {
+	for cell, want := range map[string]string{
+		"Girokonto DE12 5001 0517 0648 4898 90":         "DE12500105170648489890",
+		"Girokonto DE12500105170648489890":              "DE12500105170648489890",
+		"Konto DE12 5001 0517 0648 4898 90 (Girokonto)": "DE12500105170648489890",
+		"DE12 5001 0517 0648 4898 90 / Girokonto":       "DE12500105170648489890",
+		"Girokonto DE12 5001 0517 0648 4898 91":         "",
+		"Zeitraum 01.10.2024 - 31.10.2024":              "",
+	} {
+		if got := ibanIn(cell); got != want {
+			t.Errorf("ibanIn(%q) = %q, want %q", cell, got, want)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package csvimport
 
 import (
 	"errors"
+	"regexp"
 	"fmt"
 	"strings"
 	"time"
@@ -307,8 +308,22 @@ func ibanIn(cell string) string {
 			return iban
 		}
 	}
+	// "Girokonto DE12 3456 ...": words around the IBAN, which may be
+	// written in groups of four.
+	for _, m := range ibanLike.FindAllString(strings.ToUpper(cell), -1) {
+		// The match may run into a word after the IBAN ("... 90 EUR"):
+		// the longest run of its groups that is an IBAN wins.
+		groups := strings.Fields(m)
+		for n := len(groups); n > 0; n-- {
+			if iban := normIBAN(strings.Join(groups[:n], "")); iban != "" {
+				return iban
+			}
+		}
+	}
 	return ""
 }
+
+var ibanLike = regexp.MustCompile(`\b[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]){11,30}\b`)
 
 func quote(s string) string {
 	if len(s) > 60 {
