@@ -2,8 +2,8 @@ package csvimport
 
 import (
 	"errors"
-	"regexp"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 	"unicode"
