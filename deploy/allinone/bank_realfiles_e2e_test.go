@@ -31,6 +31,10 @@ var realStatementFiles = []statementFile{
 	{path: "mt940/testdata/hypovereinsbank-unstructured-86.sta", iban: "DE46700202700015123456", count: 3, sum: "215.00", stmts: []int{3}},
 	// 14875.00 - 4321.09 - 25.00.
 	{path: "mt940/testdata/volksbank-long-svwz-blz.sta", iban: "DE61760501010012345678", count: 3, sum: "10528.91", stmts: []int{3}},
+	// +250.00 - 45.50, Dutch /TAG/ details.
+	{path: "mt940/testdata/triodos-nl-slash-tags.sta", iban: "NL91ABNA0417164300", count: 2, sum: "204.50", stmts: []int{2}},
+	// -99.00, padded subfields.
+	{path: "mt940/testdata/deutschebank-padded-subfields.sta", iban: "DE43100700000123456700", count: 1, sum: "-99.00", stmts: []int{1}},
 
 	// 500.00 - 23.47 - (100.00 + 1.00 fee) - 50.00 + 23.47; PENDING and REVERTED left out.
 	{path: "csvimport/testdata/revolut-personal-fee-state.csv", count: 5, sum: "349.00", stmts: []int{5}},

@@ -155,6 +155,38 @@ func TestRealFiles(t *testing.T) {
 				CounterpartyName: "BAUMARKT FIL 17", Reference: "Baumarkt Filiale 17 Karte 1234 29.11. 10:41",
 				BankReference: "7706", BookingText: "KARTENZAHLUNG", GVC: "106"},
 		},
+	}, {
+		// Dutch banks' :86: (Triodos NL, ABN AMRO, ING NL): /TAG/ keywords
+		// instead of ?-subfields, cut at 65 characters, a "/" inside the
+		// remittance text, Rabobank's "/REMI/USTD//". 1000.00 + 250.00 -
+		// 45.50 = 1204.50.
+		file: "triodos-nl-slash-tags.sta",
+		stmts: []stmtSeen{{ID: "940S241002", Number: "00275/1", IBAN: "NL91ABNA0417164300", Currency: "EUR",
+			Opening: bal("2024-10-01", "1000.00"), Closing: bal("2024-10-02", "1204.50"), Entries: 2, Sum: dec("204.50")}},
+		count: 2, sum: "204.50",
+		checks: map[int]seen{
+			0: {BookingDate: "2024-10-01", ValueDate: "2024-10-01", Amount: dec("250.00"),
+				CounterpartyName: "Muller Bau GmbH", CounterpartyIBAN: "DE89370400440532013000", CounterpartyBIC: "COBADEFFXXX",
+				Reference: "Factuur 2024-0815 / project Delft", EndToEndID: "NOTPROVIDED", BookingText: "SEPA OVERBOEKING"},
+			1: {BookingDate: "2024-10-02", ValueDate: "2024-10-02", Amount: dec("-45.50"),
+				CounterpartyName: "KPN B.V.", CounterpartyIBAN: "NL20INGB0001234567", CounterpartyBIC: "INGBNL2A",
+				Reference: "Factuur 99887766 september", EndToEndID: "KPN-2024-09-77", MandateID: "KPN-MANDAAT-77",
+				CreditorID: "NL12ZZZ123456780000", BookingText: "SEPA Incasso algemeen doorlopend"},
+		},
+	}, {
+		// Deutsche Bank: every ?2x and ?32 subfield padded to 27 characters
+		// with blanks. 500.00 - 99.00 = 401.00.
+		file: "deutschebank-padded-subfields.sta",
+		stmts: []stmtSeen{{ID: "DEUTDEFF", Number: "00042/001", IBAN: "DE43100700000123456700", Currency: "EUR",
+			Opening: bal("2024-11-05", "500.00"), Closing: bal("2024-11-05", "401.00"), Entries: 1, Sum: dec("-99.00")}},
+		count: 1, sum: "-99.00",
+		checks: map[int]seen{
+			0: {BookingDate: "2024-11-05", ValueDate: "2024-11-05", Amount: dec("-99.00"),
+				CounterpartyName: "Versicherung AG", CounterpartyIBAN: "DE02100500000054540402", CounterpartyBIC: "DEUTDEFFXXX",
+				Reference:  "EREF+VERS-2024-11 MREF+HV-0815 CRED+DE98ZZZ09999999999 SVWZ+Hausrat 11/2024",
+				EndToEndID: "VERS-2024-11", MandateID: "HV-0815", CreditorID: "DE98ZZZ09999999999",
+				BankReference: "DB2411050001", BookingText: "SEPA-LASTSCHRIFT", GVC: "105"},
+		},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
