@@ -22,6 +22,8 @@ var realStatementFiles = []statementFile{
 	{path: "camt/testdata/camt053.v13.two-days-fx-chargeback.xml", iban: "DE34200505501234567890", count: 5, sum: "1585.12", stmts: []int{2, 3}},
 	// 50.00 + 25.00 - 1234.56 + 0.01.
 	{path: "camt/testdata/camt053.v6.prefixed-latin1.xml", iban: "DE11300107000987654321", count: 4, sum: "-1159.55", stmts: []int{4}},
+	// +3570.00, batch -800.00 - 200.00.
+	{path: "camt/testdata/camt053.v4.commerzbank-strd-invoices.xml", iban: "DE89370400440532013000", count: 3, sum: "2570.00", stmts: []int{3}},
 
 	// -59.90 + 1190.00; -12.50 + 59.90 (RD).
 	{path: "mt940/testdata/sparkasse-swift-blocks-crlf.sta", iban: "DE67500502011234567890", count: 4, sum: "1177.50", stmts: []int{2, 2}},

@@ -715,7 +715,11 @@ func (p *parser) field(f *fields, path []string) error {
 		switch {
 		case is(path, "RmtInf", "Ustrd"):
 			f.ustrd = appendLine(f.ustrd, p.textOf())
-		case is(path, "RmtInf", "Strd", "CdtrRefInf", "Ref"):
+		case is(path, "RmtInf", "Strd", "CdtrRefInf", "Ref"),
+			// The invoice numbers a payer's ERP names (SAP writes them so)
+			// and the free text beside a structured reference.
+			is(path, "RmtInf", "Strd", "RfrdDocInf", "Nb"),
+			is(path, "RmtInf", "Strd", "AddtlRmtInf"):
 			f.strdRef = appendLine(f.strdRef, p.textOf())
 		}
 	}

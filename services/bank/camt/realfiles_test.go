@@ -183,6 +183,25 @@ func TestRealFiles(t *testing.T) {
 				CounterpartyIBAN: "LU89751000135104200E", Reference: "PP VERIFIZIERUNG 4K7QZ",
 				BankReference: "DB0705A0003", Charges: zero},
 		},
+	}, {
+		// Commerzbank camt.053.001.04 with a byte order mark and CRLF: a
+		// payment of two invoices named in structured remittance
+		// (RfrdDocInf/Nb, AddtlRmtInf) as an ERP sends it, and a batch
+		// whose two details sit in two NtryDtls. 1000.00 + 3570.00 -
+		// (800.00 + 200.00) = 3570.00 = CLBD.
+		file: "camt053.v4.commerzbank-strd-invoices.xml",
+		stmts: []summary{{Kind: "camt.053", ID: "COBA2024062800177", Number: "177",
+			IBAN: "DE89370400440532013000", Currency: "EUR",
+			Opening: bal("2024-06-27", "1000.00"), Closing: bal("2024-06-28", "3570.00"), Entries: 3, Sum: dec("2570.00")}},
+		count: 3, sum: "2570.00",
+		checks: map[int]seen{
+			0: {BookingDate: "2024-06-28", Amount: dec("3570.00"), CounterpartyName: "Grosshandel Nord AG",
+				CounterpartyIBAN: "DE02120300000000202051", Reference: "RE-2024-0451 RE-2024-0452 Zahlungsavis 5100004711",
+				EndToEndID: "5100004711", BankReference: "COBA0628000001", Charges: zero},
+			2: {BookingDate: "2024-06-28", Amount: dec("-200.00"), CounterpartyName: "Schrauben Maier KG",
+				CounterpartyIBAN: "DE34200505501234567890", Reference: "Rg 77812", EndToEndID: "ZAHLLAUF-0628-2",
+				BatchRef: "COBA0628000002", Charges: zero},
+		},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
