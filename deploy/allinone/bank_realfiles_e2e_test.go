@@ -52,6 +52,10 @@ var realStatementFiles = []statementFile{
 	{path: "csvimport/testdata/hypovereinsbank-empfaenger12-cp1252.csv", count: 3, sum: "2250.10", stmts: []int{3}},
 	// -45.99 - 189.00 + 150.00 - 17.98.
 	{path: "csvimport/testdata/dkb-visa-wertstellung-cp1252.csv", count: 4, sum: "-102.97", stmts: []int{4}},
+	// -12.50 + 2500.00 - 3.99, the file's own IBAN.
+	{path: "csvimport/testdata/bunq-counterparty-iban.csv", iban: "NL91ABNA0417164300", count: 3, sum: "2483.51", stmts: []int{3}},
+	// -49.95 + 1785.00 - 9.90, the file's own IBAN.
+	{path: "csvimport/testdata/commerzbank-2024-auftraggeberkonto.csv", iban: "DE89370400440532013000", count: 3, sum: "1725.15", stmts: []int{3}},
 }
 
 // TestBankRealFilesImport: each real-layout file imports through the

@@ -53,6 +53,7 @@ var synonyms = map[string]role{
 
 	"valutadatum": rValue, "valuta": rValue, "wertstellung": rValue, "wert": rValue,
 	"wertstellungsdatum": rValue, "wertstellung (valuta)": rValue, "value date": rValue, "valuta date": rValue,
+	"interest date": rValue, // bunq
 
 	"betrag": rAmount, "umsatz": rAmount, "amount": rAmount, "betrag (eur)": rAmount,
 
@@ -108,6 +109,7 @@ var synonyms = map[string]role{
 	"creditor id": rCreditorID, "glaeubiger-identifikationsnummer": rCreditorID,
 
 	"auftragskonto": rAccount, "iban auftragskonto": rAccount, "iban kontoinhaber": rAccount,
+	"iban auftraggeberkonto": rAccount, // Commerzbank: the account holder's own account
 	"account iban": rAccount, "own iban": rAccount, "account": rAccount,
 
 	"info": rStatus, "status": rStatus, "state": rStatus,
@@ -153,6 +155,9 @@ type layout struct {
 	// ibanCols are all counterparty IBAN columns: Volksbank writes
 	// "Konto-Nr." (empty for SEPA) and "IBAN".
 	ibanCols []int
+	// nameCols are all counterparty name columns: bunq writes the
+	// counterparty's IBAN under "Counterparty" and the name under "Name".
+	nameCols []int
 	// indicatorGuessed: the S/H column is the blank-headed one after the
 	// amount, not a named one.
 	indicatorGuessed bool
@@ -193,6 +198,9 @@ func mapHeader(rec []string) (l layout, ok bool, known int) {
 		}
 		if r == rCPIBAN {
 			l.ibanCols = append(l.ibanCols, i)
+		}
+		if r == rCounterparty {
+			l.nameCols = append(l.nameCols, i)
 		}
 		if l.col[r] >= 0 {
 			continue // the first column of a name wins

@@ -495,6 +495,18 @@ func (p *parser) amount(rec []string) (amount decimal.Decimal, currency, field, 
 func (p *parser) counterparty(rec []string, amount decimal.Decimal) string {
 	if p.lay.has(rCounterparty) {
 		name := p.cell(rec, rCounterparty)
+		for _, i := range p.lay.nameCols {
+			// A "name" that is an IBAN (bunq) is no name; another column
+			// has it.
+			if i < len(rec) && (name == "" || normIBAN(name) != "") {
+				if c := strings.TrimSpace(rec[i]); c != "" && normIBAN(c) == "" {
+					name = c
+				}
+			}
+		}
+		if normIBAN(name) != "" {
+			name = ""
+		}
 		if more := p.cell(rec, rCPName2); more != "" {
 			name = strings.TrimSpace(name + " " + more)
 		}
@@ -508,10 +520,12 @@ func (p *parser) counterparty(rec []string, amount decimal.Decimal) string {
 }
 
 func (p *parser) counterpartyIBAN(rec []string) string {
-	for _, i := range p.lay.ibanCols {
-		if i < len(rec) {
-			if iban := normIBAN(rec[i]); iban != "" {
-				return iban
+	for _, cols := range [][]int{p.lay.ibanCols, p.lay.nameCols} {
+		for _, i := range cols {
+			if i < len(rec) {
+				if iban := normIBAN(rec[i]); iban != "" {
+					return iban
+				}
 			}
 		}
 	}

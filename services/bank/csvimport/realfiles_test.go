@@ -131,6 +131,30 @@ func TestRealFiles(t *testing.T) {
 			3: {BookingDate: "2024-10-03", ValueDate: "2024-10-03", Amount: dec("-17.98"), Currency: "EUR",
 				Reference: "UBER *TRIP HELP.UBER.COM"},
 		},
+	}, {
+		// bunq: the own IBAN under "Account", the counterparty's IBAN under
+		// "Counterparty" and its name under "Name". -12.50 + 2500.00 - 3.99
+		// = 2483.51.
+		file: "bunq-counterparty-iban.csv", encoding: UTF8,
+		statement: bank.Statement{Kind: "csv", IBAN: "NL91ABNA0417164300", Currency: "EUR"},
+		count:     3, sum: "2483.51",
+		checks: map[int]bank.Entry{
+			1: {BookingDate: "2024-10-04", ValueDate: "2024-10-04", Amount: dec("2500.00"), Currency: "EUR",
+				CounterpartyName: "Kunde Schmidt GmbH", CounterpartyIBAN: "DE75120300001020304050", Reference: "RE-2024-301"},
+			2: {BookingDate: "2024-10-03", ValueDate: "2024-10-03", Amount: dec("-3.99"), Currency: "EUR",
+				CounterpartyName: "bunq", Reference: "Abonnement Oktober"},
+		},
+	}, {
+		// Commerzbank since 2024: the own account under "IBAN
+		// Auftraggeberkonto", the remittance text under "Buchungstext".
+		// -49.95 + 1785.00 - 9.90 = 1725.15.
+		file: "commerzbank-2024-auftraggeberkonto.csv", encoding: UTF8,
+		statement: bank.Statement{Kind: "csv", IBAN: "DE89370400440532013000", Currency: "EUR"},
+		count:     3, sum: "1725.15",
+		checks: map[int]bank.Entry{
+			1: {BookingDate: "2024-10-28", ValueDate: "2024-10-28", Amount: dec("1785.00"), Currency: "EUR",
+				Reference: "Kunde Weber OHG RE 2024-88", BookingText: "Gutschrift"},
+		},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
