@@ -110,7 +110,7 @@ var synonyms = map[string]role{
 
 	"auftragskonto": rAccount, "iban auftragskonto": rAccount, "iban kontoinhaber": rAccount,
 	"iban auftraggeberkonto": rAccount, // Commerzbank: the account holder's own account
-	"account iban": rAccount, "own iban": rAccount, "account": rAccount,
+	"account iban":           rAccount, "own iban": rAccount, "account": rAccount,
 
 	"info": rStatus, "status": rStatus, "state": rStatus,
 
