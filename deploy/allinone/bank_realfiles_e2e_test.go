@@ -24,6 +24,8 @@ var realStatementFiles = []statementFile{
 	{path: "camt/testdata/camt053.v6.prefixed-latin1.xml", iban: "DE11300107000987654321", count: 4, sum: "-1159.55", stmts: []int{4}},
 	// +3570.00, batch -800.00 - 200.00.
 	{path: "camt/testdata/camt053.v4.commerzbank-strd-invoices.xml", iban: "DE89370400440532013000", count: 3, sum: "2570.00", stmts: []int{3}},
+	// +49.90; +1249.00, in two notifications.
+	{path: "camt/testdata/camt054.v10.instant-credits.xml", iban: "DE46700202700015123456", count: 2, sum: "1298.90", stmts: []int{1, 1}},
 
 	// -59.90 + 1190.00; -12.50 + 59.90 (RD).
 	{path: "mt940/testdata/sparkasse-swift-blocks-crlf.sta", iban: "DE67500502011234567890", count: 4, sum: "1177.50", stmts: []int{2, 2}},

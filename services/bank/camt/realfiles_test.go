@@ -202,6 +202,21 @@ func TestRealFiles(t *testing.T) {
 				CounterpartyIBAN: "DE34200505501234567890", Reference: "Rg 77812", EndToEndID: "ZAHLLAUF-0628-2",
 				BatchRef: "COBA0628000002", Charges: zero},
 		},
+	}, {
+		// HypoVereinsbank camt.054.001.10: two notifications of instant
+		// credits in one file, booking date as DtTm. 49.90 and 1249.00.
+		file: "camt054.v10.instant-credits.xml",
+		stmts: []summary{
+			{Kind: "camt.054", ID: "INST-01", IBAN: "DE46700202700015123456", Currency: "EUR", Entries: 1, Sum: dec("49.90")},
+			{Kind: "camt.054", ID: "INST-02", IBAN: "DE46700202700015123456", Currency: "EUR", Entries: 1, Sum: dec("1249.00")},
+		},
+		count: 2, sum: "1298.90",
+		checks: map[int]seen{
+			1: {BookingDate: "2025-01-14", Amount: dec("1249.00"), CounterpartyName: "Atelier Vogel UG (haftungsbeschränkt)",
+				CounterpartyIBAN: "DE13250501800000900512", CounterpartyBIC: "SPKHDE2HXXX",
+				Reference: "RE-2025-0007 Logo und Briefpapier", EndToEndID: "NOTPROVIDED",
+				BankReference: "HVB2501140000133", Charges: zero},
+		},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
