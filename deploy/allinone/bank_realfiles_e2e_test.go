@@ -40,8 +40,9 @@ var realStatementFiles = []statementFile{
 	// -99.00, padded subfields.
 	{path: "mt940/testdata/deutschebank-padded-subfields.sta", iban: "DE43100700000123456700", count: 1, sum: "-99.00", stmts: []int{1}},
 
-	// 500.00 - 23.47 - (100.00 + 1.00 fee) - 50.00 + 23.47; PENDING and REVERTED left out.
-	{path: "csvimport/testdata/revolut-personal-fee-state.csv", count: 5, sum: "349.00", stmts: []int{5}},
+	// 500.00 - 23.47 - (100.00 + 1.00 fee) - 50.00 + 23.47 - 2.40 - 2.40 (two equal
+	// payments, both imported, neither twice); PENDING and REVERTED left out.
+	{path: "csvimport/testdata/revolut-personal-fee-state.csv", count: 7, sum: "344.20", stmts: []int{7}},
 	// -12.50 + 1499.00 - 67.89; the pending row left out.
 	{path: "csvimport/testdata/sparkasse-csv-mt940-cp1252.csv", count: 3, sum: "1418.61", stmts: []int{3}},
 	// -34.99 + 2000.00 - 1187.00; the 0,00 row refused.

@@ -26,11 +26,12 @@ func TestRealFiles(t *testing.T) {
 		// Revolut (personal): comma, point decimal, "Completed Date" with a
 		// time, State. PENDING and REVERTED rows are no bookings. The fee
 		// is taken on top of the amount (Balance 476.53 - 100.00 - 1.00 =
-		// 375.53). 500.00 - 23.47 - 101.00 - 50.00 + 23.47 = 349.00, the
-		// last Balance.
+		// 375.53). Two equal card payments of 2.40 on one day are two.
+		// 500.00 - 23.47 - 101.00 - 50.00 + 23.47 - 2.40 - 2.40 = 344.20,
+		// the last Balance.
 		file: "revolut-personal-fee-state.csv", encoding: UTF8,
 		statement: bank.Statement{Kind: "csv", Currency: "EUR"},
-		count:     5, sum: "349.00",
+		count:     7, sum: "344.20",
 		checks: map[int]bank.Entry{
 			0: {BookingDate: "2024-10-01", Amount: dec("500.00"), Currency: "EUR", Reference: "Top-up by *1234", BookingText: "TOPUP"},
 			2: {BookingDate: "2024-10-03", Amount: dec("-101.00"), Currency: "EUR", Reference: "Cash at Sparkasse Am Markt",
