@@ -12,7 +12,7 @@
 //     them means Windows-1252; else a 0xA4 (which Windows-1252 reads as
 //     the never-used "¤") means ISO-8859-15; else Windows-1252. Bytes
 //     that are not UTF-8 after the first 64 KB of a file read as UTF-8
-//     become U+FFFD.
+//     read as Windows-1252 (an ASCII start, then "Müller").
 //   - Layout: the header row is the first row (within the first 64 KB)
 //     that names a booking date and an amount (or Soll and Haben); rows
 //     before it are the preamble many banks write (account, period,

@@ -232,3 +232,27 @@ func TestIBANInPreambleCell(t *testing.T) {
 		}
 	}
 }
+
+// A long Sparkasse export whose first Windows-1252 umlaut comes after the
+// 64 KB the encoding is told from: read as UTF-8, the umlaut stays one.
+func TestLateWindows1252Umlaut(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString(`"Auftragskonto";"Buchungstag";"Valutadatum";"Buchungstext";"Verwendungszweck";"Beguenstigter/Zahlungspflichtiger";"Betrag";"Waehrung";"Info"` + "\r\n")
+	n := 0
+	for b.Len() < 80<<10 {
+		b.WriteString(`"DE89370400440532013000";"01.10.24";"01.10.24";"KARTENZAHLUNG";"Einkauf";"Baecker";"-1,00";"EUR";"Umsatz gebucht"` + "\r\n")
+		n++
+	}
+	b.WriteString("\"DE89370400440532013000\";\"02.10.24\";\"02.10.24\";\"GUTSCHRIFT\";\"R\xfcckzahlung\";\"M\xfcller & S\xf6hne\";\"5,00\";\"EUR\";\"Umsatz gebucht\"\r\n")
+	r := &recorder{}
+	if err := Parse(bytes.NewReader(b.Bytes()), r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.entries) != n+1 {
+		t.Fatalf("%d entries, want %d", len(r.entries), n+1)
+	}
+	last := r.entries[n]
+	if last.CounterpartyName != "Müller & Söhne" || last.Reference != "Rückzahlung" {
+		t.Errorf("name %q, reference %q", last.CounterpartyName, last.Reference)
+	}
+}
