@@ -59,6 +59,8 @@ var realStatementFiles = []statementFile{
 	{path: "csvimport/testdata/bunq-counterparty-iban.csv", iban: "NL91ABNA0417164300", count: 3, sum: "2483.51", stmts: []int{3}},
 	// -49.95 + 1785.00 - 9.90, the file's own IBAN.
 	{path: "csvimport/testdata/commerzbank-2024-auftraggeberkonto.csv", iban: "DE89370400440532013000", count: 3, sum: "1725.15", stmts: []int{3}},
+	// -156.30 + 85.00 - 43.58, the Girokonto's section only.
+	{path: "csvimport/testdata/comdirect-all-accounts-sections-cp1252.csv", count: 3, sum: "-114.88", stmts: []int{3}},
 }
 
 // TestBankRealFilesImport: each real-layout file imports through the

@@ -26,7 +26,10 @@
 //     before or after and a currency before or after; Soll/Haben
 //     columns or an S/H column; dates DD.MM.YYYY, DD.MM.YY, YYYY-MM-DD.
 //
-// A file is one bank.Statement of kind "csv" with no balances. Rows the
+// A file is one bank.Statement of kind "csv" with no balances. A second
+// header row ends it: comdirect writes every account of a customer into
+// one file, a section each, and the sections after the first are other
+// accounts (their title and balance rows are no errors). Rows the
 // bank marks as not yet booked ("Umsatz vorgemerkt", "Vorgemerkt", a
 // booking date of "offen") and balance lines ("Kontostand", "Saldo")
 // are left out without a report. A row with a date, amount or currency
@@ -201,6 +204,9 @@ func Parse(r io.Reader, sink bank.Sink) error {
 			if err := p.start(p.preambleIBAN, ""); err != nil {
 				return err
 			}
+			if err := p.flushHeld(); err != nil {
+				return err
+			}
 			if err := p.rowError(RowError{Row: p.row, Line: pe.StartLine, Reason: "malformed CSV: " + pe.Err.Error()}); err != nil {
 				return err
 			}
@@ -212,8 +218,14 @@ func Parse(r io.Reader, sink bank.Sink) error {
 		if err := p.record(rec); err != nil {
 			return err
 		}
+		if p.done {
+			break
+		}
 	}
 	if err := p.start(p.preambleIBAN, ""); err != nil {
+		return err
+	}
+	if err := p.flushHeld(); err != nil {
 		return err
 	}
 	if err := sink.End(bank.StatementEnd{Entries: p.entries, Sum: p.sum}); err != nil {
@@ -233,6 +245,8 @@ type parser struct {
 	preambleIBAN string
 
 	charges decimal.Decimal // the fee of the row amount last read
+	held    []RowError      // rows without a date since the last booking, see record
+	done    bool            // a header row of another section was met
 
 	started   bool
 	iban      string
@@ -251,6 +265,21 @@ func (p *parser) start(iban, currency string) error {
 	p.started = true
 	p.iban = iban
 	return p.sink.Statement(bank.Statement{Kind: "csv", IBAN: iban, Currency: currency})
+}
+
+// maxHeld bounds the row errors held back while it is not yet known
+// whether they are a section's title rows.
+const maxHeld = 32
+
+// flushHeld reports the row errors held back: they were bad rows.
+func (p *parser) flushHeld() error {
+	for _, e := range p.held {
+		if err := p.rowError(e); err != nil {
+			return err
+		}
+	}
+	p.held = p.held[:0]
+	return nil
 }
 
 func (p *parser) rowError(e RowError) error {
@@ -358,6 +387,9 @@ func (p *parser) record(rec []string) error {
 	}
 	line, _ := p.cr.FieldPos(0)
 	fail := func(field, value, reason string) error {
+		if err := p.flushHeld(); err != nil {
+			return err
+		}
 		return p.rowError(RowError{Row: p.row, Line: line, Field: field, Value: value, Reason: reason})
 	}
 
@@ -370,7 +402,23 @@ func (p *parser) record(rec []string) error {
 		if balanceLine(rec) {
 			return nil
 		}
-		return fail("tx_date", raw, err.Error())
+		if _, ok, _ := mapHeader(rec); ok {
+			// comdirect exports every account of a customer in one file,
+			// each in a section with its own header row: what follows is
+			// another account's, and the rows since the last booking were
+			// that section's title and balance.
+			p.done, p.held = true, p.held[:0]
+			return nil
+		}
+		// Held until a booking follows (it was a bad row) or a header
+		// row (it was a section title).
+		if len(p.held) == maxHeld {
+			if err := p.flushHeld(); err != nil {
+				return err
+			}
+		}
+		p.held = append(p.held, RowError{Row: p.row, Line: line, Field: "tx_date", Value: raw, Reason: err.Error()})
+		return nil
 	}
 	var value string
 	if raw := p.cell(rec, rValue); raw != "" {
@@ -414,6 +462,9 @@ func (p *parser) record(rec []string) error {
 		Reference:        clean(p.cell(rec, rReference)),
 		BookingText:      clean(p.cell(rec, rBookingText)),
 		Charges:          p.charges,
+	}
+	if err := p.flushHeld(); err != nil {
+		return err
 	}
 	if err := p.sink.Entry(e); err != nil {
 		return err

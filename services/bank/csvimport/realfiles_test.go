@@ -2,6 +2,7 @@ package csvimport
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -156,6 +157,19 @@ func TestRealFiles(t *testing.T) {
 			1: {BookingDate: "2024-10-28", ValueDate: "2024-10-28", Amount: dec("1785.00"), Currency: "EUR",
 				Reference: "Kunde Weber OHG RE 2024-88", BookingText: "Gutschrift"},
 		},
+	}, {
+		// comdirect's export of all accounts: the Girokonto's section
+		// (its "offen" row left out), then the Visa card's and the
+		// Tagesgeld's, each with a title, balances and its own header row,
+		// which are other accounts and not this statement's.
+		// -156.30 + 85.00 - 43.58 = -114.88 (2960.00 - 114.88 = 2845.12).
+		file: "comdirect-all-accounts-sections-cp1252.csv", encoding: Windows1252,
+		statement: bank.Statement{Kind: "csv", Currency: "EUR"},
+		count:     3, sum: "-114.88",
+		checks: map[int]bank.Entry{
+			2: {BookingDate: "2024-10-25", ValueDate: "2024-10-25", Amount: dec("-43.58"), Currency: "EUR",
+				Reference: "Buchungstext: Edeka Hamburg Ref. 5KL2", BookingText: "Kartenverfügung"},
+		},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -254,5 +268,21 @@ func TestLateWindows1252Umlaut(t *testing.T) {
 	last := r.entries[n]
 	if last.CounterpartyName != "Müller & Söhne" || last.Reference != "Rückzahlung" {
 		t.Errorf("name %q, reference %q", last.CounterpartyName, last.Reference)
+	}
+}
+
+// A row without a date is still reported when bookings follow it: only
+// rows before another section's header row are that section's title.
+func TestUndatedRowBeforeBookings(t *testing.T) {
+	in := "Buchungstag;Betrag;Verwendungszweck\n01.10.2024;1,00;a\nkein Datum;2,00;b\n02.10.2024;3,00;c\nwieder keins;4,00;d\n"
+	r := &recorder{}
+	if err := Parse(strings.NewReader(in), r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.entries) != 2 || len(r.rowErrs) != 2 || r.rowErrs[0].Row != 2 || r.rowErrs[1].Row != 4 {
+		t.Errorf("%d entries, row errors %+v", len(r.entries), r.rowErrs)
+	}
+	if got := strings.Join(r.calls, " "); got != "statement entry entry end" {
+		t.Errorf("calls %s", got)
 	}
 }
