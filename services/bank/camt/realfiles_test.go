@@ -1,6 +1,7 @@
 package camt
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -248,5 +249,26 @@ func TestRealFiles(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A document declared ISO-8859-1 whose text is UTF-8 (as export tools
+// write it) keeps its umlauts; one that is ISO-8859-1 keeps them too.
+func TestDeclaredLatin1(t *testing.T) {
+	body := `<Stmt><Id>S</Id><Ntry><Amt Ccy="EUR">1.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><BookgDt><Dt>2024-03-01</Dt></BookgDt>` +
+		`<NtryDtls><TxDtls><RltdPties><Dbtr><Nm>Müller Söhne</Nm></Dbtr></RltdPties></TxDtls></NtryDtls></Ntry></Stmt>`
+	utf := strings.Replace(doc("camt.053.001.02", "BkToCstmrStmt", body), `encoding="UTF-8"`, `encoding="ISO-8859-1"`, 1)
+	if !strings.Contains(utf, `encoding="ISO-8859-1"`) {
+		t.Fatal("no declaration to replace")
+	}
+	latin := strings.NewReplacer("ü", "\xfc", "ö", "\xf6").Replace(utf)
+	for name, in := range map[string]string{"UTF-8 text": utf, "ISO-8859-1 text": latin} {
+		r := &recorder{}
+		if err := Parse(strings.NewReader(in), r); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got := r.stmts[0].entries[0].CounterpartyName; got != "Müller Söhne" {
+			t.Errorf("%s: name %q", name, got)
+		}
 	}
 }
