@@ -325,12 +325,12 @@ func notBooked(status string) bool {
 // amount in the text column after the bookings.
 func balanceRow(rec []string) bool {
 	for _, c := range rec {
-		if len(c) > 40 {
-			continue
+		if len(c) < 5 || len(c) > 40 {
+			continue // every row passes here: no folding for cells that cannot match
 		}
-		h := normHeader(c)
+		c = strings.TrimSuffix(strings.TrimSpace(c), ":")
 		for _, w := range balanceWords {
-			if h == w {
+			if strings.EqualFold(c, w) {
 				return true
 			}
 		}
