@@ -206,10 +206,10 @@ func charsetReader(label string, in io.Reader) (io.Reader, error) {
 
 // utf8Else decodes a document declared in a single-byte encoding: a
 // valid UTF-8 sequence of two or more bytes stays what it is, any other
-// byte is read in the declared encoding. Export tools have been seen to
-// declare ISO-8859-1 over UTF-8 text ("MÃ¼ller" otherwise); in text that
-// really is ISO-8859-1, an umlaut followed by the byte UTF-8 would need
-// is next to impossible ("Ã¼" written on purpose).
+// byte is read in the declared encoding. An export tool that declares
+// ISO-8859-1 over UTF-8 text would otherwise give "MÃ¼ller"; in text
+// that really is ISO-8859-1, a valid UTF-8 sequence ("Ã¼" written on
+// purpose) is next to impossible.
 type utf8Else struct{ cm *charmap.Charmap }
 
 func (utf8Else) Reset() {}
@@ -692,8 +692,8 @@ func (p *parser) field(f *fields, path []string) error {
 		f.reversal = p.textOf()
 	case "Sts":
 		// .001.02 to .07 write <Sts>BOOK</Sts>, .08 <Sts><Cd>BOOK</Cd></Sts>;
-		// from .08 on a bank may write its own code as <Sts><Prtry>, and
-		// intraday reports do, with PDNG for a pending entry.
+		// from .08 on a bank may write its own code as <Sts><Prtry>, which
+		// an intraday report may use for a pending entry.
 		if s := p.textOf(); s != "" && (len(path) == 1 || is(path, "Sts", "Cd")) {
 			f.status = s
 		} else if s != "" && is(path, "Sts", "Prtry") && f.status == "" {
@@ -1059,9 +1059,9 @@ func gvc(cd string) string {
 
 func (p *parser) emit(e bank.Entry) error {
 	if e.Amount.IsZero() {
-		// A booking of 0.00 (a Sparkasse "Rechnungsabschluss" without
-		// charges, a zero part of a batch) moved no money; an entry is
-		// never zero, and the store refuses one.
+		// A booking of 0.00 (a closing without interest or charges, a
+		// zero part of a batch) moved no money; an entry is never zero,
+		// and the store refuses one (CHECK amount <> 0).
 		return nil
 	}
 	p.st.entries++
