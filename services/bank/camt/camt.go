@@ -18,8 +18,9 @@
 //
 // Rules the import relies on:
 //   - Only booked entries count: an entry whose Sts is PDNG or INFO (an
-//     intraday camt.052) is skipped, so it neither imports nor enters the
-//     statement's sum.
+//     intraday camt.052; also as Sts/Prtry) is skipped, so it neither
+//     imports nor enters the statement's sum. So is an entry (or a part
+//     of a batch) of 0.00, which moved no money.
 //   - A batch booking (one Ntry, several TxDtls) splits into one entry per
 //     detail only when every detail carries an amount in the entry's
 //     currency and the signed amounts add up to the booked amount; else
@@ -49,6 +50,7 @@ import (
 
 	"github.com/shopspring/decimal"
 	"golang.org/x/text/encoding/charmap"
+	"golang.org/x/text/transform"
 
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/services/bank"
@@ -193,13 +195,51 @@ func charsetReader(label string, in io.Reader) (io.Reader, error) {
 	case "utf-8", "utf8", "us-ascii", "ascii":
 		return in, nil
 	case "iso-8859-1", "iso8859-1", "latin1", "latin-1":
-		return charmap.ISO8859_1.NewDecoder().Reader(in), nil
+		return transform.NewReader(in, utf8Else{charmap.ISO8859_1}), nil
 	case "iso-8859-15", "iso8859-15", "latin9", "latin-9":
-		return charmap.ISO8859_15.NewDecoder().Reader(in), nil
+		return transform.NewReader(in, utf8Else{charmap.ISO8859_15}), nil
 	case "windows-1252", "cp1252":
-		return charmap.Windows1252.NewDecoder().Reader(in), nil
+		return transform.NewReader(in, utf8Else{charmap.Windows1252}), nil
 	}
 	return nil, fmt.Errorf("unsupported encoding %q", label)
+}
+
+// utf8Else decodes a document declared in a single-byte encoding: a
+// valid UTF-8 sequence of two or more bytes stays what it is, any other
+// byte is read in the declared encoding. An export tool that declares
+// ISO-8859-1 over UTF-8 text would otherwise give "MÃ¼ller"; in text
+// that really is ISO-8859-1, a valid UTF-8 sequence ("Ã¼" written on
+// purpose) is next to impossible.
+type utf8Else struct{ cm *charmap.Charmap }
+
+func (utf8Else) Reset() {}
+
+func (u utf8Else) Transform(dst, src []byte, atEOF bool) (nDst, nSrc int, err error) {
+	for nSrc < len(src) {
+		c := src[nSrc]
+		if c < utf8.RuneSelf {
+			if nDst >= len(dst) {
+				return nDst, nSrc, transform.ErrShortDst
+			}
+			dst[nDst] = c
+			nDst++
+			nSrc++
+			continue
+		}
+		r, size := utf8.DecodeRune(src[nSrc:])
+		if r == utf8.RuneError && size == 1 {
+			if !atEOF && !utf8.FullRune(src[nSrc:]) {
+				return nDst, nSrc, transform.ErrShortSrc // a sequence cut by the buffer
+			}
+			r = u.cm.DecodeByte(c)
+		}
+		if nDst+utf8.RuneLen(r) > len(dst) {
+			return nDst, nSrc, transform.ErrShortDst
+		}
+		nDst += utf8.EncodeRune(dst[nDst:], r)
+		nSrc += size
+	}
+	return nDst, nSrc, nil
 }
 
 // kinds maps the document's root child to the statement element it holds.
@@ -651,9 +691,13 @@ func (p *parser) field(f *fields, path []string) error {
 	case "RvslInd":
 		f.reversal = p.textOf()
 	case "Sts":
-		// .001.02 to .07 write <Sts>BOOK</Sts>, .08 <Sts><Cd>BOOK</Cd></Sts>.
+		// .001.02 to .07 write <Sts>BOOK</Sts>, .08 <Sts><Cd>BOOK</Cd></Sts>;
+		// from .08 on a bank may write its own code as <Sts><Prtry>, which
+		// an intraday report may use for a pending entry.
 		if s := p.textOf(); s != "" && (len(path) == 1 || is(path, "Sts", "Cd")) {
 			f.status = s
+		} else if s != "" && is(path, "Sts", "Prtry") && f.status == "" {
+			f.status = prtryStatus(s)
 		}
 	case "BookgDt":
 		if len(path) == 2 && (path[1] == "Dt" || path[1] == "DtTm") {
@@ -710,7 +754,11 @@ func (p *parser) field(f *fields, path []string) error {
 		switch {
 		case is(path, "RmtInf", "Ustrd"):
 			f.ustrd = appendLine(f.ustrd, p.textOf())
-		case is(path, "RmtInf", "Strd", "CdtrRefInf", "Ref"):
+		case is(path, "RmtInf", "Strd", "CdtrRefInf", "Ref"),
+			// The invoice numbers a payer's ERP names (SAP writes them so)
+			// and the free text beside a structured reference.
+			is(path, "RmtInf", "Strd", "RfrdDocInf", "Nb"),
+			is(path, "RmtInf", "Strd", "AddtlRmtInf"):
 			f.strdRef = appendLine(f.strdRef, p.textOf())
 		}
 	}
@@ -796,6 +844,17 @@ func (p *parser) party(f *fields, path []string) {
 			f.cdtrIBAN = normIBAN(p.textOf())
 		}
 	}
+}
+
+// prtryStatus reads a proprietary status: the ISO codes and the words
+// banks use for pending or advice-only entries mean what they say; any
+// other code is taken as booked, as an entry is unless it says otherwise.
+func prtryStatus(s string) string {
+	switch u := strings.ToUpper(strings.TrimSpace(s)); u {
+	case "PDNG", "INFO", "FUTR", "PENDING", "VORGEMERKT", "INFORMATION":
+		return u
+	}
+	return "BOOK"
 }
 
 // booked says whether the entry moved money: pending (PDNG) and
@@ -999,6 +1058,12 @@ func gvc(cd string) string {
 }
 
 func (p *parser) emit(e bank.Entry) error {
+	if e.Amount.IsZero() {
+		// A booking of 0.00 (a closing without interest or charges, a
+		// zero part of a batch) moved no money; an entry is never zero,
+		// and the store refuses one (CHECK amount <> 0).
+		return nil
+	}
 	p.st.entries++
 	p.st.sum = p.st.sum.Add(e.Amount)
 	return p.sink.Entry(e)

@@ -30,6 +30,13 @@ const (
 	rAccount // the account holder's own account (Auftragskonto)
 	rStatus  // "Umsatz gebucht"/"Umsatz vorgemerkt", "Gebucht"/"Vorgemerkt"
 	rBankRef
+	rBLZ // the counterparty's bank code; Sparkasse's CSV-MT940 writes the BIC there
+	rFee // a fee taken on top of the amount (Revolut's "Fee")
+	// rDescription is a general description: the remittance text when no
+	// column names one, else the booking text (Wise writes "Description"
+	// next to "Payment Reference").
+	rDescription
+	rCPName2 // HypoVereinsbank's "Empfaenger 2", the name's continuation
 	nRoles
 )
 
@@ -40,9 +47,13 @@ const (
 var synonyms = map[string]role{
 	"buchungstag": rBooking, "buchungsdatum": rBooking, "buchung": rBooking, "datum": rBooking,
 	"date": rBooking, "booking date": rBooking, "transaction date": rBooking, "buchungstag/datum": rBooking,
+	// Revolut: the day the money moved is the completed one; a started
+	// card payment may never complete.
+	"completed date": rBooking, "date completed (utc)": rBooking, "date completed": rBooking,
 
 	"valutadatum": rValue, "valuta": rValue, "wertstellung": rValue, "wert": rValue,
 	"wertstellungsdatum": rValue, "wertstellung (valuta)": rValue, "value date": rValue, "valuta date": rValue,
+	"interest date": rValue, // bunq
 
 	"betrag": rAmount, "umsatz": rAmount, "amount": rAmount, "betrag (eur)": rAmount,
 
@@ -60,22 +71,26 @@ var synonyms = map[string]role{
 	"beguenstigter": rCounterparty, "zahlungsbeteiligter": rCounterparty, "name zahlungsbeteiligter": rCounterparty,
 	"counterparty": rCounterparty, "counterparty name": rCounterparty, "partner name": rCounterparty,
 	"payee": rCounterparty, "gegenpartei": rCounterparty,
+	"sender/empfaenger": rCounterparty, "empfaenger/sender": rCounterparty, // Consorsbank
+	"empfaenger 1": rCounterparty, "empfaenger 2": rCPName2, // HypoVereinsbank
 	// Not "Auftraggeber/Zahlungsempfänger": Volksbank's older export names
 	// the account holder so and the counterparty "Empfänger/Zahlungspflichtiger".
 
 	"zahlungspflichtige*r": rPayer, "zahlungspflichtiger": rPayer,
 	"zahlungsempfaenger*in": rPayee, "zahlungsempfaenger": rPayee,
+	"payer name": rPayer, "payee name": rPayee, // Wise
 
 	"kontonummer/iban": rCPIBAN, "iban": rCPIBAN, "kontonummer": rCPIBAN, "konto-nr.": rCPIBAN,
 	"iban zahlungsbeteiligter": rCPIBAN, "partner iban": rCPIBAN, "counterparty iban": rCPIBAN,
-	"iban/kontonummer": rCPIBAN, "gegenkonto": rCPIBAN,
+	"iban/kontonummer": rCPIBAN, "gegenkonto": rCPIBAN, "iban/konto-nr.": rCPIBAN, "konto-nr./iban": rCPIBAN,
+	"payee account number": rCPIBAN,
 
 	"bic": rCPBIC, "bic (swift-code)": rCPBIC, "bic (swift-code) zahlungsbeteiligter": rCPBIC,
 	"bic zahlungsbeteiligter": rCPBIC, "partner bic": rCPBIC, "counterparty bic": rCPBIC, "bic/blz": rCPBIC,
 
 	"verwendungszweck": rReference, "buchungsdetails": rReference, "reference": rReference,
 	"purpose": rReference, "payment reference": rReference, "vorgang/verwendungszweck": rReference,
-	"beschreibung": rReference, "description": rReference, "remittance information": rReference,
+	"beschreibung": rDescription, "description": rDescription, "remittance information": rReference,
 
 	"buchungstext": rBookingText, "booking text": rBookingText,
 
@@ -94,11 +109,17 @@ var synonyms = map[string]role{
 	"creditor id": rCreditorID, "glaeubiger-identifikationsnummer": rCreditorID,
 
 	"auftragskonto": rAccount, "iban auftragskonto": rAccount, "iban kontoinhaber": rAccount,
-	"account iban": rAccount, "own iban": rAccount, "account": rAccount,
+	"iban auftraggeberkonto": rAccount, // Commerzbank: the account holder's own account
+	"account iban":           rAccount, "own iban": rAccount, "account": rAccount,
 
-	"info": rStatus, "status": rStatus,
+	"info": rStatus, "status": rStatus, "state": rStatus,
+
+	"blz": rBLZ,
+
+	"fee": rFee,
 
 	"bankreferenz": rBankRef, "bank reference": rBankRef, "transaktions-id": rBankRef, "transaction id": rBankRef,
+	"transferwise id": rBankRef, "wise id": rBankRef, "referenz": rBankRef, // comdirect
 }
 
 // What a missing role's error lists (the spellings a user recognises).
@@ -134,6 +155,12 @@ type layout struct {
 	// ibanCols are all counterparty IBAN columns: Volksbank writes
 	// "Konto-Nr." (empty for SEPA) and "IBAN".
 	ibanCols []int
+	// nameCols are all counterparty name columns: bunq writes the
+	// counterparty's IBAN under "Counterparty" and the name under "Name".
+	nameCols []int
+	// indicatorGuessed: the S/H column is the blank-headed one after the
+	// amount, not a named one.
+	indicatorGuessed bool
 }
 
 func (l *layout) has(r role) bool { return l.col[r] >= 0 }
@@ -172,6 +199,9 @@ func mapHeader(rec []string) (l layout, ok bool, known int) {
 		if r == rCPIBAN {
 			l.ibanCols = append(l.ibanCols, i)
 		}
+		if r == rCounterparty {
+			l.nameCols = append(l.nameCols, i)
+		}
 		if l.col[r] >= 0 {
 			continue // the first column of a name wins
 		}
@@ -187,6 +217,14 @@ func mapHeader(rec []string) (l layout, ok bool, known int) {
 			l.col[rCurrency] = i
 		}
 	}
+	if l.has(rDescription) {
+		switch {
+		case !l.has(rReference):
+			l.col[rReference] = l.col[rDescription]
+		case !l.has(rBookingText) && !l.has(rTxType):
+			l.col[rBookingText] = l.col[rDescription]
+		}
+	}
 	// Commerzbank and comdirect put the remittance text under
 	// "Buchungstext" and the kind of booking under "Umsatzart"/"Vorgang".
 	if !l.has(rReference) && l.has(rBookingText) && l.has(rTxType) {
@@ -195,6 +233,22 @@ func mapHeader(rec []string) (l layout, ok bool, known int) {
 	}
 	if !l.has(rBookingText) {
 		l.col[rBookingText], l.col[rTxType] = l.col[rTxType], -1
+	}
+	// Sparkasse's CSV-MT940 has "BLZ" and no "BIC" column, and writes the
+	// BIC under BLZ since SEPA; where a BIC column exists it wins.
+	if !l.has(rCPBIC) {
+		l.col[rCPBIC] = l.col[rBLZ]
+	}
+	// Volksbank's older export marks the amount "S" or "H" in a column
+	// right after "Umsatz" whose header is blank. Guessed, so a value
+	// other than a mark there is not an error (see parser.amount).
+	if a := l.col[rAmount]; !l.has(rIndicator) && a >= 0 && a+1 < len(rec) && strings.TrimSpace(rec[a+1]) == "" {
+		l.col[rIndicator], l.indicatorGuessed = a+1, true
+	}
+	// Credit card exports (DKB's "Wertstellung" beside "Belegdatum") have
+	// no booking day but the day the money moved: that is the booking.
+	if !l.has(rBooking) && l.has(rValue) {
+		l.col[rBooking] = l.col[rValue]
 	}
 	ok = l.has(rBooking) && (l.has(rAmount) || (l.has(rDebit) && l.has(rCredit)))
 	return l, ok, known

@@ -12,7 +12,7 @@
 //     them means Windows-1252; else a 0xA4 (which Windows-1252 reads as
 //     the never-used "¤") means ISO-8859-15; else Windows-1252. Bytes
 //     that are not UTF-8 after the first 64 KB of a file read as UTF-8
-//     become U+FFFD.
+//     read as Windows-1252 (an ASCII start, then "Müller").
 //   - Layout: the header row is the first row (within the first 64 KB)
 //     that names a booking date and an amount (or Soll and Haben); rows
 //     before it are the preamble many banks write (account, period,
@@ -26,7 +26,10 @@
 //     before or after and a currency before or after; Soll/Haben
 //     columns or an S/H column; dates DD.MM.YYYY, DD.MM.YY, YYYY-MM-DD.
 //
-// A file is one bank.Statement of kind "csv" with no balances. Rows the
+// A file is one bank.Statement of kind "csv" with no balances. A second
+// header row ends it: comdirect writes every account of a customer into
+// one file, a section each, and the sections after the first are other
+// accounts (their title and balance rows are no errors). Rows the
 // bank marks as not yet booked ("Umsatz vorgemerkt", "Vorgemerkt", a
 // booking date of "offen") and balance lines ("Kontostand", "Saldo")
 // are left out without a report. A row with a date, amount or currency
@@ -201,6 +204,9 @@ func Parse(r io.Reader, sink bank.Sink) error {
 			if err := p.start(p.preambleIBAN, ""); err != nil {
 				return err
 			}
+			if err := p.flushHeld(); err != nil {
+				return err
+			}
 			if err := p.rowError(RowError{Row: p.row, Line: pe.StartLine, Reason: "malformed CSV: " + pe.Err.Error()}); err != nil {
 				return err
 			}
@@ -212,8 +218,14 @@ func Parse(r io.Reader, sink bank.Sink) error {
 		if err := p.record(rec); err != nil {
 			return err
 		}
+		if p.done {
+			break
+		}
 	}
 	if err := p.start(p.preambleIBAN, ""); err != nil {
+		return err
+	}
+	if err := p.flushHeld(); err != nil {
 		return err
 	}
 	if err := sink.End(bank.StatementEnd{Entries: p.entries, Sum: p.sum}); err != nil {
@@ -232,6 +244,10 @@ type parser struct {
 	lay          layout
 	preambleIBAN string
 
+	charges decimal.Decimal // the fee of the row amount last read
+	held    []RowError      // rows without a date since the last booking, see record
+	done    bool            // a header row of another section was met
+
 	started   bool
 	iban      string
 	row       int
@@ -249,6 +265,21 @@ func (p *parser) start(iban, currency string) error {
 	p.started = true
 	p.iban = iban
 	return p.sink.Statement(bank.Statement{Kind: "csv", IBAN: iban, Currency: currency})
+}
+
+// maxHeld bounds the row errors held back while it is not yet known
+// whether they are a section's title rows.
+const maxHeld = 32
+
+// flushHeld reports the row errors held back: they were bad rows.
+func (p *parser) flushHeld() error {
+	for _, e := range p.held {
+		if err := p.rowError(e); err != nil {
+			return err
+		}
+	}
+	p.held = p.held[:0]
+	return nil
 }
 
 func (p *parser) rowError(e RowError) error {
@@ -274,7 +305,40 @@ func (p *parser) cell(rec []string, r role) string {
 	return strings.TrimSpace(rec[i])
 }
 
-var balanceWords = []string{"kontostand", "saldo", "anfangssaldo", "endsaldo", "alter kontostand", "neuer kontostand", "abschlusssaldo"}
+// notBooked says whether a status cell marks a row that moved no money
+// (yet): "Umsatz vorgemerkt", "offen", and Revolut's PENDING, REVERTED,
+// DECLINED and FAILED.
+func notBooked(status string) bool {
+	s := strings.ToLower(strings.TrimSpace(status))
+	if strings.Contains(s, "vorgemerkt") {
+		return true
+	}
+	switch s {
+	case "pending", "offen", "reverted", "declined", "failed", "cancelled", "canceled", "storniert":
+		return true
+	}
+	return false
+}
+
+// balanceRow reports whether one of rec's cells is only a balance word:
+// Volksbank writes "Anfangssaldo" and "Endsaldo" rows with a date and an
+// amount in the text column after the bookings.
+func balanceRow(rec []string) bool {
+	for _, c := range rec {
+		if len(c) < 5 || len(c) > 40 {
+			continue // every row passes here: no folding for cells that cannot match
+		}
+		c = strings.TrimSuffix(strings.TrimSpace(c), ":")
+		for _, w := range balanceWords {
+			if strings.EqualFold(c, w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var balanceWords = []string{"kontostand", "saldo", "anfangssaldo", "endsaldo", "alter kontostand", "neuer kontostand", "abschlusssaldo", "summe"}
 
 // balanceLine reports whether rec is a balance line some banks write
 // after the rows ("Kontostand;30.09.2026;;;1.234,56;EUR").
@@ -299,8 +363,7 @@ func (p *parser) record(rec []string) error {
 	if empty {
 		return nil
 	}
-	status := strings.ToLower(p.cell(rec, rStatus))
-	if strings.Contains(status, "vorgemerkt") || status == "pending" || status == "offen" {
+	if notBooked(p.cell(rec, rStatus)) || balanceRow(rec) {
 		return nil
 	}
 	// The statement comes first, before this row's entry or its error:
@@ -324,6 +387,9 @@ func (p *parser) record(rec []string) error {
 	}
 	line, _ := p.cr.FieldPos(0)
 	fail := func(field, value, reason string) error {
+		if err := p.flushHeld(); err != nil {
+			return err
+		}
 		return p.rowError(RowError{Row: p.row, Line: line, Field: field, Value: value, Reason: reason})
 	}
 
@@ -336,7 +402,23 @@ func (p *parser) record(rec []string) error {
 		if balanceLine(rec) {
 			return nil
 		}
-		return fail("tx_date", raw, err.Error())
+		if _, ok, _ := mapHeader(rec); ok {
+			// comdirect exports every account of a customer in one file,
+			// each in a section with its own header row: what follows is
+			// another account's, and the rows since the last booking were
+			// that section's title and balance.
+			p.done, p.held = true, p.held[:0]
+			return nil
+		}
+		// Held until a booking follows (it was a bad row) or a header
+		// row (it was a section title).
+		if len(p.held) == maxHeld {
+			if err := p.flushHeld(); err != nil {
+				return err
+			}
+		}
+		p.held = append(p.held, RowError{Row: p.row, Line: line, Field: "tx_date", Value: raw, Reason: err.Error()})
+		return nil
 	}
 	var value string
 	if raw := p.cell(rec, rValue); raw != "" {
@@ -379,6 +461,10 @@ func (p *parser) record(rec []string) error {
 		CounterpartyBIC:  normBIC(p.cell(rec, rCPBIC)),
 		Reference:        clean(p.cell(rec, rReference)),
 		BookingText:      clean(p.cell(rec, rBookingText)),
+		Charges:          p.charges,
+	}
+	if err := p.flushHeld(); err != nil {
+		return err
 	}
 	if err := p.sink.Entry(e); err != nil {
 		return err
@@ -408,7 +494,9 @@ func (p *parser) amount(rec []string) (amount decimal.Decimal, currency, field, 
 				amount = amount.Abs()
 			case "":
 			default:
-				return amount, "", "amount", ind, errors.New("is not S or H")
+				if !p.lay.indicatorGuessed {
+					return amount, "", "amount", ind, errors.New("is not S or H")
+				}
 			}
 		}
 	} else {
@@ -435,6 +523,17 @@ func (p *parser) amount(rec []string) (amount decimal.Decimal, currency, field, 
 		}
 		raw = debit + credit
 	}
+	p.charges = decimal.Zero
+	if fee := p.cell(rec, rFee); fee != "" {
+		f, _, err := parseAmount(fee)
+		if err != nil {
+			return amount, "", "amount", fee, errors.New("has a fee that " + err.Error())
+		}
+		// Revolut takes the fee on top of the amount: the balance moves
+		// by both, and the entry keeps the fee as its charges.
+		p.charges = f.Abs()
+		amount = amount.Sub(p.charges)
+	}
 	if amount.IsZero() {
 		return amount, "", "amount", raw, errors.New("is zero")
 	}
@@ -446,7 +545,23 @@ func (p *parser) amount(rec []string) (amount decimal.Decimal, currency, field, 
 // money.
 func (p *parser) counterparty(rec []string, amount decimal.Decimal) string {
 	if p.lay.has(rCounterparty) {
-		return p.cell(rec, rCounterparty)
+		name := p.cell(rec, rCounterparty)
+		for _, i := range p.lay.nameCols {
+			// A "name" that is an IBAN (bunq) is no name; another column
+			// has it.
+			if i < len(rec) && (name == "" || normIBAN(name) != "") {
+				if c := strings.TrimSpace(rec[i]); c != "" && normIBAN(c) == "" {
+					name = c
+				}
+			}
+		}
+		if normIBAN(name) != "" {
+			name = ""
+		}
+		if more := p.cell(rec, rCPName2); more != "" {
+			name = strings.TrimSpace(name + " " + more)
+		}
+		return name
 	}
 	payer, payee := p.cell(rec, rPayer), p.cell(rec, rPayee)
 	if amount.IsNegative() && payee != "" || payer == "" {
@@ -456,10 +571,12 @@ func (p *parser) counterparty(rec []string, amount decimal.Decimal) string {
 }
 
 func (p *parser) counterpartyIBAN(rec []string) string {
-	for _, i := range p.lay.ibanCols {
-		if i < len(rec) {
-			if iban := normIBAN(rec[i]); iban != "" {
-				return iban
+	for _, cols := range [][]int{p.lay.ibanCols, p.lay.nameCols} {
+		for _, i := range cols {
+			if i < len(rec) {
+				if iban := normIBAN(rec[i]); iban != "" {
+					return iban
+				}
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package csvimport
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 	"unicode"
@@ -12,10 +13,16 @@ import (
 )
 
 // parseDate reads DD.MM.YYYY, D.M.YYYY, DD.MM.YY (20YY: bank exports
-// carry no earlier two-digit years) and YYYY-MM-DD, and answers
+// carry no earlier two-digit years), YYYY-MM-DD and DD-MM-YYYY, and answers
 // YYYY-MM-DD.
 func parseDate(s string) (string, error) {
 	s = strings.TrimSpace(s)
+	// Revolut writes the time after an ISO date: "2024-10-01 08:00:15"
+	// (or with a T); the day is what counts. A German date with a time
+	// stays refused: no bank writes one in a booking column.
+	if i := strings.IndexAny(s, " T"); i == 10 && strings.Count(s[:i], "-") == 2 && isClock(strings.TrimSpace(s[i+1:])) {
+		s = s[:i]
+	}
 	var y, m, d string
 	switch {
 	case strings.Count(s, ".") == 2:
@@ -27,6 +34,9 @@ func parseDate(s string) (string, error) {
 	case strings.Count(s, "-") == 2:
 		p := strings.Split(s, "-")
 		y, m, d = p[0], p[1], p[2]
+		if len(p[2]) == 4 && len(p[0]) <= 2 {
+			d, y = p[0], p[2] // DD-MM-YYYY, as Wise and Dutch banks write it
+		}
 	default:
 		return "", errors.New("is not a date (DD.MM.YYYY, DD.MM.YY or YYYY-MM-DD)")
 	}
@@ -44,6 +54,20 @@ func parseDate(s string) (string, error) {
 		return "", errors.New("is no day of the calendar")
 	}
 	return iso, nil
+}
+
+// isClock reports whether s is a time of day such as "08:00", "08:00:15"
+// or "08:00:15.123".
+func isClock(s string) bool {
+	if len(s) < 4 || strings.Count(s, ":") < 1 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && c != ':' && c != '.' {
+			return false
+		}
+	}
+	return true
 }
 
 func digits(s string) bool {
@@ -284,8 +308,22 @@ func ibanIn(cell string) string {
 			return iban
 		}
 	}
+	// "Girokonto DE12 3456 ...": words around the IBAN, which may be
+	// written in groups of four.
+	for _, m := range ibanLike.FindAllString(strings.ToUpper(cell), -1) {
+		// The match may run into a word after the IBAN ("... 90 EUR"):
+		// the longest run of its groups that is an IBAN wins.
+		groups := strings.Fields(m)
+		for n := len(groups); n > 0; n-- {
+			if iban := normIBAN(strings.Join(groups[:n], "")); iban != "" {
+				return iban
+			}
+		}
+	}
 	return ""
 }
+
+var ibanLike = regexp.MustCompile(`\b[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]){11,30}\b`)
 
 func quote(s string) string {
 	if len(s) > 60 {

@@ -196,14 +196,19 @@ func absDur(d time.Duration) time.Duration {
 // applyDetails reads :86:. Structured, as German banks write it: the
 // three-digit Geschaeftsvorfallcode, then subfields introduced by a
 // separator (the fourth character, usually "?") and two digits; a code
-// not followed by a subfield is free text after all. Free text is kept as
-// the reference.
+// not followed by a subfield is free text after all. Dutch banks' /TAG/
+// form (/NAME/, /IBAN/, /REMI/, ...) is read by its keywords. Free text is
+// kept as the reference.
 func applyDetails(e *bank.Entry, v string) {
 	// The bank wraps lines anywhere, even inside a subfield's text or
 	// right after the code: in structured details the breaks carry no
 	// meaning.
 	if c := strings.ReplaceAll(v, "\n", ""); len(c) >= 6 && isDigits(c[:3]) && isSeparator(c[3]) && isDigits(c[4:6]) {
 		applySubfields(e, c)
+		return
+	}
+	if c := strings.ReplaceAll(v, "\n", ""); slashTagged(c) {
+		applySlashTags(e, c)
 		return
 	}
 	if len(v) >= 3 && isDigits(v[:3]) && (len(v) == 3 || v[:3] == "999") {
@@ -260,8 +265,9 @@ func applySubfields(e *bank.Entry, v string) {
 		// ?10 primanota and ?34 text key addition carry nothing the import
 		// keeps; other codes are not in use.
 	}
-	e.Reference = clip(strings.TrimSpace(joinLines(remit, 27)), maxReference)
-	e.CounterpartyName = clip(strings.TrimSpace(joinLines(name, 27)), maxName)
+	// Some banks pad each subfield to 27 characters with blanks.
+	e.Reference = clip(squeeze(joinLines(remit, 27)), maxReference)
+	e.CounterpartyName = clip(squeeze(joinLines(name, 27)), maxName)
 	if isBIC(bic) {
 		e.CounterpartyBIC = bic
 	}
@@ -272,6 +278,86 @@ func applySubfields(e *bank.Entry, v string) {
 		e.CounterpartyIBAN = germanIBAN(bic, acct)
 	}
 	e.EndToEndID, e.MandateID, e.CreditorID = sepaKeys(e.Reference)
+}
+
+// squeeze trims s and makes each run of blanks inside it one.
+func squeeze(s string) string {
+	if !strings.Contains(s, "  ") {
+		return strings.TrimSpace(s)
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// slashTags are the keywords of the :86: that Dutch banks (ABN AMRO, ING,
+// Rabobank, Triodos) write: "/TRTP/SEPA OVERBOEKING/IBAN/NL.../NAME/.../REMI/...".
+var slashTags = map[string]bool{
+	"TRTP": true, "IBAN": true, "BIC": true, "NAME": true, "REMI": true, "EREF": true, "MARF": true,
+	"CSID": true, "ORDP": true, "BENM": true, "ULTC": true, "ULTD": true, "PREF": true, "RTRN": true,
+	"ADDR": true, "ID": true, "PURP": true, "ISDT": true, "CDTRREF": true, "CDTRREFTP": true,
+}
+
+// slashTagged says whether v is such a :86:: it starts with a known tag
+// and names a party or remittance text.
+func slashTagged(v string) bool {
+	if !strings.HasPrefix(v, "/") {
+		return false
+	}
+	end := strings.IndexByte(v[1:], '/')
+	return end > 0 && slashTags[v[1:1+end]] &&
+		(strings.Contains(v, "/NAME/") || strings.Contains(v, "/REMI/") || strings.Contains(v, "/IBAN/"))
+}
+
+// applySlashTags reads a Dutch :86:. A value runs to the next "/TAG/" of
+// a known tag, so a "/" inside a name or remittance text stays text.
+func applySlashTags(e *bank.Entry, v string) {
+	type hit struct{ at, end int }
+	var hits []hit // positions of "/TAG/"
+	var tags []string
+	for i := 0; i < len(v); i++ {
+		if v[i] != '/' {
+			continue
+		}
+		j := strings.IndexByte(v[i+1:], '/')
+		if j <= 0 || !slashTags[v[i+1:i+1+j]] {
+			continue
+		}
+		hits = append(hits, hit{i, i + 2 + j})
+		tags = append(tags, v[i+1:i+1+j])
+		i += j
+	}
+	for k, h := range hits {
+		end := len(v)
+		if k+1 < len(hits) {
+			end = hits[k+1].at
+		}
+		val := strings.TrimSpace(strings.TrimSuffix(v[h.end:end], "/"))
+		switch tags[k] {
+		case "TRTP":
+			e.BookingText = clip(val, maxName)
+		case "NAME":
+			if e.CounterpartyName == "" {
+				e.CounterpartyName = clip(squeeze(val), maxName)
+			}
+		case "IBAN":
+			if iban := strings.ToUpper(strings.ReplaceAll(val, " ", "")); validIBAN(iban) {
+				e.CounterpartyIBAN = iban
+			}
+		case "BIC":
+			if bic := strings.ToUpper(val); isBIC(bic) {
+				e.CounterpartyBIC = bic
+			}
+		case "REMI":
+			// Rabobank: "/REMI/USTD//text"; structured: "/REMI/STRD/CUR/ref".
+			val = strings.TrimPrefix(strings.TrimPrefix(val, "USTD//"), "STRD/CUR/")
+			e.Reference = clip(squeeze(val), maxReference)
+		case "EREF":
+			e.EndToEndID = clip(val, maxRef)
+		case "MARF":
+			e.MandateID = clip(val, maxRef)
+		case "CSID":
+			e.CreditorID = clip(strings.ReplaceAll(val, " ", ""), maxRef)
+		}
+	}
 }
 
 // nextSubfield is the index of the next separator followed by two digits.

@@ -295,6 +295,12 @@ func (p *parser) flushEntry() error {
 		return nil
 	}
 	p.st.pending = nil
+	if e.Amount.IsZero() {
+		// ":61:...C0,00NMSC": a closing (Abschluss) without interest or
+		// charges moved no money; an entry is never zero, and the store
+		// refuses one.
+		return nil
+	}
 	p.st.entries++
 	p.st.sum = p.st.sum.Add(e.Amount)
 	return p.sink.Entry(*e)

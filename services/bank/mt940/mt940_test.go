@@ -580,7 +580,8 @@ func generated(n int) []byte {
 			}
 			fmt.Fprintf(&b, ":20:STARTUMS\r\n:25:76090500/0001234567\r\n:28C:%d/1\r\n:60F:C240101EUR0,00\r\n", i/500+1)
 		}
-		fmt.Fprintf(&b, ":61:2401%02d01%02dD%d,%02dNDDTNONREF//REF%d\r\n", i%28+1, i%28+1, i%1000, i%100, i)
+		// 1+i%1000: never 0,00, which is no entry.
+		fmt.Fprintf(&b, ":61:2401%02d01%02dD%d,%02dNDDTNONREF//REF%d\r\n", i%28+1, i%28+1, 1+i%1000, i%100, i)
 		fmt.Fprintf(&b, ":86:105?00SEPA-BASISLASTSCHRIFT?100005?20EREF+RE-%d?21MREF+M-4711?22CRED+DE98ZZZ0999999999\r\n"+
 			"9?23SVWZ+Rechnung %d Strom Jan?24uar?30GENODEF1S06?31DE02120300000000202051?32Stadtwerke Musterstadt GmbH\r\n", i, i)
 	}
