@@ -173,7 +173,7 @@ func (f *fileSink) Statement(st Statement) error {
 	if o := st.Opening; o != nil {
 		f.cur.Opening = &money.Amount{Decimal: o.Amount}
 	}
-	return f.w.Begin(st)
+	return stored(f.w.Begin(st))
 }
 
 // Entry implements Sink.
@@ -194,7 +194,7 @@ func (f *fileSink) Entry(e Entry) error {
 }
 
 func (f *fileSink) flush() error {
-	err := f.w.Write(f.buf)
+	err := stored(f.w.Write(f.buf))
 	f.written += len(f.buf)
 	clear(f.buf) // let the strings go
 	f.buf = f.buf[:0]
@@ -213,9 +213,9 @@ func (f *fileSink) End(end StatementEnd) error {
 	if err := f.flush(); err != nil {
 		return err
 	}
-	stored, err := f.w.End(end)
+	res, err := f.w.End(end)
 	if err != nil {
-		return err
+		return stored(err)
 	}
 	sr := f.cur
 	if c := end.Closing; c != nil {
@@ -226,12 +226,27 @@ func (f *fileSink) End(end StatementEnd) error {
 		sr.ExpectedClosing = &money.Amount{Decimal: expected}
 	}
 	sr.BalanceMismatch = mismatch
-	if stored.ID != "" {
-		sr.ID = &stored.ID
+	if res.ID != "" {
+		sr.ID = &res.ID
 	}
-	sr.Imported, sr.SkippedDuplicates = stored.Imported, stored.SkippedDuplicates
+	sr.Imported, sr.SkippedDuplicates = res.Imported, res.SkippedDuplicates
 	f.stmts = append(f.stmts, sr)
 	return nil
+}
+
+// storeError marks an error of writing what was parsed: the parser hands
+// it back as it is, and it must never be answered as a broken file (its
+// text is the database's).
+type storeError struct{ err error }
+
+func (e storeError) Error() string { return "storing the statement: " + e.err.Error() }
+func (e storeError) Unwrap() error { return e.err }
+
+func stored(err error) error {
+	if err == nil {
+		return nil
+	}
+	return storeError{err}
 }
 
 // ibanSink records each statement's IBAN and nothing else.
@@ -485,6 +500,10 @@ func (s *Service) parseError(format string, err error) error {
 		if missing, ok := s.files.parsers.CSVMissing(err); ok {
 			return errs.Invalid("the CSV file lacks a column: "+missing, errs.Field("file", missing))
 		}
+	}
+	var st storeError
+	if errors.As(err, &st) {
+		return errs.Wrap("bank.ImportFile: write", st.err)
 	}
 	var e *errs.Error
 	if errors.As(err, &e) && e.Code != errs.Internal && e.Code != "" {

@@ -1,0 +1,27 @@
+package bank
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/ledgerplatform/ledger/pkg/errs"
+)
+
+// TestParseErrorKeepsStoreErrorsInside: an error of writing what was
+// parsed comes back through the parser; it is an internal error, never a
+// "file cannot be read" answer quoting the database.
+func TestParseErrorKeepsStoreErrorsInside(t *testing.T) {
+	db := errors.New(`ERROR: new row for relation "transactions" violates check constraint "transactions_amount_check" (SQLSTATE 23514)`)
+	for _, format := range []string{FormatCAMT, FormatMT940, FormatCSV} {
+		code, msg, details := errs.Public((&Service{}).parseError(format, stored(db)))
+		if code != errs.Internal || strings.Contains(msg, "constraint") || len(details) != 0 {
+			t.Errorf("%s: %s %q %v", format, code, msg, details)
+		}
+	}
+	// A parser's own refusal still reads as one.
+	code, msg, _ := errs.Public((&Service{}).parseError(FormatCAMT, errors.New("line 3: unexpected end of element")))
+	if code != errs.InvalidInput || !strings.Contains(msg, "cannot be read") {
+		t.Errorf("parse error: %s %q", code, msg)
+	}
+}
