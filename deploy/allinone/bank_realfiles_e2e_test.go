@@ -39,6 +39,8 @@ var realStatementFiles = []statementFile{
 	{path: "mt940/testdata/triodos-nl-slash-tags.sta", iban: "NL91ABNA0417164300", count: 2, sum: "204.50", stmts: []int{2}},
 	// -99.00, padded subfields.
 	{path: "mt940/testdata/deutschebank-padded-subfields.sta", iban: "DE43100700000123456700", count: 1, sum: "-99.00", stmts: []int{1}},
+	// ABN AMRO: a plain header before the first field; 3236.28 - 9.00 + 120.50.
+	{path: "mt940/testdata/abnamro-plain-header.sta", iban: "NL91ABNA0417164300", count: 2, sum: "111.50", stmts: []int{2}},
 
 	// 500.00 - 23.47 - (100.00 + 1.00 fee) - 50.00 + 23.47 - 2.40 - 2.40 (two equal
 	// payments, both imported, neither twice); PENDING and REVERTED left out.

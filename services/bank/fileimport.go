@@ -100,7 +100,9 @@ const (
 // sniffSize is how much of a file its format is told from.
 const sniffSize = 4096
 
-var mt940Start = regexp.MustCompile(`^(\{1:|:\d\d[A-Z]?:)`)
+// mt940Start: a SWIFT block, a field tag, or the plain header ABN AMRO
+// writes first (its BIC, then "940").
+var mt940Start = regexp.MustCompile(`^(\{1:|:\d\d[A-Z]?:|[A-Z]{6}[A-Z0-9]{2}(?:[A-Z0-9]{3})?\r?\n94[02]\r?\n)`)
 
 // Sniff tells a statement file's format from its first bytes: XML holding
 // a camt Document, MT940 (a SWIFT block or a field tag), else text as CSV.

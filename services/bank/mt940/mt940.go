@@ -18,6 +18,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -122,6 +123,9 @@ func (p *parser) run() error {
 			if trimmed == "" || strings.HasPrefix(trimmed, "{") {
 				continue // blank lines and header blocks between statements
 			}
+			if !p.sawTag && n <= 3 && abnHeader.MatchString(trimmed) {
+				continue // ABN AMRO's export starts "ABNANL2A", "940", "ABNANL2A"
+			}
 			if !p.sawTag {
 				return errs.E(errs.InvalidFileType,
 					"not an MT940 file: line %d does not start with a field tag such as :20:, :25: or :60F:", n)
@@ -164,6 +168,10 @@ func stripHeaders(line string) string {
 
 // splitTag recognises ":NN:" and ":NNa:" (and the non-SWIFT ":NS:") at the
 // start of a line.
+// abnHeader is a line of the plain header some banks (ABN AMRO) write
+// before the first field: the sender's BIC or the message type.
+var abnHeader = regexp.MustCompile(`^(?:[A-Z]{6}[A-Z0-9]{2}(?:[A-Z0-9]{3})?|94[02])$`)
+
 func splitTag(line string) (tag, rest string, ok bool) {
 	if len(line) < 4 || line[0] != ':' {
 		return "", "", false

@@ -187,6 +187,13 @@ func TestRealFiles(t *testing.T) {
 				EndToEndID: "VERS-2024-11", MandateID: "HV-0815", CreditorID: "DE98ZZZ09999999999",
 				BankReference: "DB2411050001", BookingText: "SEPA-LASTSCHRIFT", GVC: "105"},
 		},
+	}, {
+		// ABN AMRO: a plain header (BIC, "940", BIC) before the first field,
+		// Dutch /TAG/ :86:. 3236.28 - 9.00 + 120.50 = 3347.78.
+		file: "abnamro-plain-header.sta",
+		stmts: []stmtSeen{{ID: "ABN AMRO BANK NV", Number: "19321/1", IBAN: "NL91ABNA0417164300", Currency: "EUR",
+			Opening: bal("2024-11-05", "3236.28"), Closing: bal("2024-11-05", "3347.78"), Entries: 2, Sum: dec("111.50")}},
+		count: 2, sum: "111.50",
 	}}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
