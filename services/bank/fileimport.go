@@ -121,7 +121,9 @@ func Sniff(head []byte) string {
 		return ""
 	case mt940Start.Match(h):
 		return FormatMT940
-	case bytes.IndexByte(h, 0) >= 0 || bytes.HasPrefix(h, []byte("%PDF")) || bytes.HasPrefix(h, []byte("PK\x03\x04")):
+	case bytes.HasPrefix(h, []byte("PK\x03\x04")):
+		return formatZIP
+	case bytes.IndexByte(h, 0) >= 0 || bytes.HasPrefix(h, []byte("%PDF")):
 		return ""
 	}
 	// Text: the CSV parser decides whether a header row fits.
@@ -420,6 +422,9 @@ func (s *Service) importFile(ctx context.Context, tenantID, accountID string, in
 		}
 		if i == 0 {
 			out.BatchID, out.BankAccountID, out.Format = r.ImportID, acc.ID, format
+			if format == formatZIP {
+				out.Format = FormatCAMT // what the archive holds
+			}
 			out.Errors = append(out.Errors, rowErrs...)
 		}
 		out.TotalRows += r.TotalRows
@@ -433,7 +438,7 @@ func (s *Service) importFile(ctx context.Context, tenantID, accountID string, in
 
 var sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
-var sourceOf = map[string]string{FormatCAMT: SourceCAMT, FormatMT940: SourceMT940, FormatCSV: SourceCSV}
+var sourceOf = map[string]string{FormatCAMT: SourceCAMT, FormatMT940: SourceMT940, FormatCSV: SourceCSV, formatZIP: SourceCAMT}
 
 // FileParse is what parsing a file found besides its statements.
 type FileParse struct {
@@ -456,7 +461,7 @@ func (s *Service) sniffFile(ctx context.Context, ref gatewayv1.UploadRef) (strin
 	if f := Sniff(head[:n]); f != "" {
 		return f, nil
 	}
-	return "", errs.E(errs.InvalidFileType, "the file is neither camt.052/053/054 XML, MT940 nor a CSV export of online banking")
+	return "", errs.E(errs.InvalidFileType, "the file is neither camt.052/053/054 XML (or a ZIP archive of them), MT940 nor a CSV export of online banking")
 }
 
 // readFile streams the uploaded file through its parser into sink and
@@ -482,8 +487,13 @@ func (s *Service) readFile(ctx context.Context, ref gatewayv1.UploadRef, sink Si
 		parse = s.files.parsers.MT940
 	case FormatCSV:
 		parse = s.files.parsers.CSV
+	case formatZIP:
+		if err := s.readZIP(br, sink); err != nil {
+			return "", s.parseError(FormatCAMT, err)
+		}
+		return FormatCAMT, nil
 	default:
-		return "", errs.E(errs.InvalidFileType, "the file is neither camt.052/053/054 XML, MT940 nor a CSV export of online banking")
+		return "", errs.E(errs.InvalidFileType, "the file is neither camt.052/053/054 XML (or a ZIP archive of them), MT940 nor a CSV export of online banking")
 	}
 	if err := parse(br, sink); err != nil {
 		return "", s.parseError(format, err)

@@ -2,6 +2,7 @@ package bank
 
 import (
 	"errors"
+	"io"
 	"strings"
 	"testing"
 
@@ -23,5 +24,24 @@ func TestParseErrorKeepsStoreErrorsInside(t *testing.T) {
 	code, msg, _ := errs.Public((&Service{}).parseError(FormatCAMT, errors.New("line 3: unexpected end of element")))
 	if code != errs.InvalidInput || !strings.Contains(msg, "cannot be read") {
 		t.Errorf("parse error: %s %q", code, msg)
+	}
+}
+
+// TestZIPBudget: an archive's entries stop at the unpacked budget, shared
+// by all entries, and the refusal says so.
+func TestZIPBudget(t *testing.T) {
+	left := int64(10)
+	a := &budgetReader{r: strings.NewReader("0123456"), left: &left}
+	b := &budgetReader{r: strings.NewReader("0123456"), left: &left}
+	if got, err := io.ReadAll(a); err != nil || string(got) != "0123456" {
+		t.Fatalf("first entry: %q %v", got, err)
+	}
+	got, err := io.ReadAll(b)
+	if string(got) != "012" || !errors.Is(err, errZIPTooLarge) {
+		t.Fatalf("second entry: %q %v", got, err)
+	}
+	code, msg, _ := errs.Public(zipEntryError("b.xml", err))
+	if code != errs.InvalidInput || !strings.Contains(msg, "more than 256 MB") {
+		t.Errorf("%s %q", code, msg)
 	}
 }

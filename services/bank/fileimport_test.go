@@ -14,7 +14,7 @@ func TestSniff(t *testing.T) {
 		":61:1811261126CR30,00N062NONREF":                                                                          FormatMT940,
 		"Buchungstag;Valuta;Betrag\n01.01.2026;01.01.2026;1,00":                                                    FormatCSV,
 		"%PDF-1.4\n":  "",
-		"PK\x03\x04x": "",
+		"PK\x03\x04x": formatZIP,
 		"a\x00b":      "",
 		"  \n":        "",
 	} {
