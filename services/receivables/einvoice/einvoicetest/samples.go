@@ -80,7 +80,8 @@ func Samples() []Sample {
 	credit.Number = "GS-2026-0001"
 	credit.IssueDate = "2026-11-25"
 	credit.DueDate = ""
-	credit.PaymentTerms = "Der Betrag wird Ihrem Konto gutgeschrieben."
+	credit.PaymentTerms = "Der Betrag wird mit Ihrer nächsten Zahlung verrechnet."
+	credit.PaymentMeans = nil // nothing to pay to the seller
 	credit.PrecedingInvoice = &einvoice.DocumentRef{Number: "RE-2026-0001", IssueDate: "2026-11-20"}
 	credit.Notes = []string{"Gutschrift zur Rechnung RE-2026-0001: 2,5 Beratungsstunden zu viel berechnet."}
 	credit.Lines = []einvoice.Line{
