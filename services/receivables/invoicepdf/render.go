@@ -251,7 +251,9 @@ func (r *renderer) tableHead() {
 func (r *renderer) needSpace(h float64, repeatHead bool) {
 	if r.pdf.GetY()+h > bottomLine {
 		r.pdf.AddPage()
-		r.pdf.SetY(20)
+		r.font("", 8.5)
+		r.text(marginL, 15, title(r.d)+" "+r.d.Number+" vom "+germanDate(r.d.IssueDate)+" (Fortsetzung)")
+		r.pdf.SetY(22)
 		if repeatHead {
 			r.tableHead()
 		}
@@ -275,6 +277,7 @@ func (r *renderer) lines() {
 		}
 		h := float64(n) * lineH
 		r.needSpace(h+1, true)
+		r.font("", 8.5) // the repeated table head leaves bold set
 		y := pdf.GetY()
 		cells := []string{l.ID, "", germanQuantity(l.Quantity), unitLabel(l.UnitCode),
 			germanPrice(l.UnitPrice), germanRate(l.TaxRate) + " %", germanAmount(l.NetAmount)}
@@ -353,8 +356,10 @@ func (r *renderer) texts() {
 	if hasCategory(d, einvoice.CategoryReverseCharge) {
 		paras = append(paras, "Die Umsatzsteuer schuldet der Leistungsempfänger (USt-IdNr. "+d.Buyer.VATID+").")
 	}
-	if n := d.CurrencyNote(); n != "" {
-		paras = append(paras, n+".")
+	if d.TaxCurrency != "" {
+		paras = append(paras, "Umrechnungskurs: 1 "+d.Currency+" = "+germanRate(d.ExchangeRate)+" "+d.TaxCurrency+
+			"; die Umsatzsteuer beträgt "+germanAmount(d.Totals.TaxInTaxCurrency)+" "+currencyLabel(d.TaxCurrency)+
+			" (§ 16 Abs. 6 UStG).")
 	}
 	paras = append(paras, d.Notes...)
 	if d.PaymentTerms != "" {
@@ -383,6 +388,7 @@ func (r *renderer) texts() {
 	for _, p := range paras {
 		ls := pdf.SplitText(p, contentW)
 		r.needSpace(float64(len(ls))*lineH+2, false)
+		r.font("", 8.5)
 		for _, l := range ls {
 			pdf.SetX(marginL)
 			pdf.CellFormat(contentW, lineH, l, "", 1, "L", false, 0, "")

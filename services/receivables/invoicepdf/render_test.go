@@ -249,7 +249,7 @@ func TestRenderTextLayer(t *testing.T) {
 					"Gutschriftsbetrag", "357,00 €")
 			case "foreign-usd":
 				want = append(want, "7.640,00 USD", "1.451,60 USD", "9.091,60 USD", "Summe USt in EUR (Kurs 0,9214)",
-					"1.337,50 €")
+					"1.337,50 €", "Umrechnungskurs: 1 USD = 0,9214 EUR")
 			case "intra-community":
 				want = append(want, "Innergemeinschaftliche Lieferung", "FRANKREICH", d.Buyer.VATID, "5.676,40 €")
 			case "reverse-charge":
@@ -296,6 +296,9 @@ func TestRenderPagesBreak(t *testing.T) {
 	ctx := readContext(t, p)
 	if ctx.PageCount < 3 {
 		t.Fatalf("%d pages for 60 two-line items", ctx.PageCount)
+	}
+	if dir := os.Getenv("EINVOICE_KEEP"); dir != "" {
+		_ = os.WriteFile(filepath.Join(dir, "long.pdf"), p, 0o644)
 	}
 	text := pdfText(t, p)
 	for _, w := range []string{"Beratung, Teil 60", "Seite 1 von " + strconv.Itoa(ctx.PageCount), "Seite " + strconv.Itoa(ctx.PageCount) + " von " + strconv.Itoa(ctx.PageCount), "Gesamtbetrag"} {
