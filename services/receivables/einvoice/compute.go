@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
 
@@ -14,7 +15,10 @@ import (
 )
 
 var (
-	hundred      = decimal.NewFromInt(100)
+	hundred = decimal.NewFromInt(100)
+	// maxAmount bounds quantities, prices and amounts: far beyond any
+	// invoice, and it keeps absurd input from costing unbounded arithmetic.
+	maxAmount    = decimal.New(1, 12)
 	reCurrency   = regexp.MustCompile(`^[A-Z]{3}$`)
 	reCountry    = regexp.MustCompile(`^[A-Z]{2}$`)
 	reUnitCode   = regexp.MustCompile(`^[A-Z0-9]{2,3}$`)
@@ -47,6 +51,7 @@ func (d *Document) Compute() error {
 	v := &validation{}
 	d.validate(v)
 	if len(v.details) > 0 {
+		sort.SliceStable(v.details, func(i, j int) bool { return v.details[i].Field < v.details[j].Field })
 		return errs.Wrap("einvoice.Compute", errs.Invalid("document is not a valid e-invoice", v.details...))
 	}
 
@@ -134,7 +139,22 @@ func (v *validation) date(field, value string, required bool) {
 	}
 }
 
+// number checks that n has at most places decimal places (trailing zeros
+// aside) and is below maxAmount. The exponent is checked first: comparing
+// or rounding 1e-99999999 would cost a hundred-million-digit integer.
+func (v *validation) number(field string, n decimal.Decimal, places int32) {
+	switch {
+	case n.Exponent() < -20 || n.Exponent() > 12:
+		v.add(field, "%s is out of range", n)
+	case !n.Round(places).Equal(n):
+		v.add(field, "%s has more than %d decimal places", n, places)
+	case n.Abs().GreaterThanOrEqual(maxAmount):
+		v.add(field, "%s is out of range", n)
+	}
+}
+
 func (d *Document) validate(v *validation) {
+	d.validateTexts(v)
 	switch d.Profile {
 	case "", ProfileEN16931, ProfileXRechnung:
 	default:
@@ -170,6 +190,8 @@ func (d *Document) validate(v *validation) {
 	if d.TaxCurrency != "" && !d.ExchangeRate.IsPositive() {
 		v.add("exchangeRate", "required and positive with a tax currency (EUR per 1 %s)", d.Currency)
 	}
+	// EUR per unit: a yen is worth 0.0061938... EUR, so allow 10 places.
+	v.number("exchangeRate", d.ExchangeRate, 10)
 	if d.TaxCurrency == "" && !d.ExchangeRate.IsZero() {
 		v.add("exchangeRate", "only allowed with a tax currency")
 	}
@@ -261,11 +283,12 @@ func (d *Document) validate(v *validation) {
 			seen[l.ID] = true
 		}
 		v.required(f("description"), l.Description, "the item's name (§14 Abs. 4 Nr. 5 UStG)")
+		v.number(f("quantity"), l.Quantity, 4)
+		v.number(f("unitPrice"), l.UnitPrice, 4)
+		v.number(f("discount"), l.Discount, 2)
+		v.number(f("taxRate"), l.TaxRate, 2)
 		if l.Quantity.IsZero() {
 			v.add(f("quantity"), "must not be zero")
-		}
-		if -l.Quantity.Exponent() > 4 {
-			v.add(f("quantity"), "%s has more than 4 decimal places", l.Quantity)
 		}
 		if !reUnitCode.MatchString(l.UnitCode) {
 			v.add(f("unitCode"), "%q is not a UN/ECE Rec. 20 unit code (e.g. C62, H87, HUR)", l.UnitCode)
@@ -273,17 +296,8 @@ func (d *Document) validate(v *validation) {
 		if l.UnitPrice.IsNegative() {
 			v.add(f("unitPrice"), "must not be negative (BR-27); use a negative quantity")
 		}
-		if -l.UnitPrice.Exponent() > 4 {
-			v.add(f("unitPrice"), "%s has more than 4 decimal places", l.UnitPrice)
-		}
 		if l.Discount.IsNegative() {
 			v.add(f("discount"), "must not be negative")
-		}
-		if -l.Discount.Exponent() > 2 {
-			v.add(f("discount"), "%s has more than 2 decimal places", l.Discount)
-		}
-		if -l.TaxRate.Exponent() > 2 {
-			v.add(f("taxRate"), "%s has more than 2 decimal places", l.TaxRate)
 		}
 		cats[l.TaxCategory] = true
 		switch l.TaxCategory {
@@ -320,6 +334,49 @@ func (d *Document) validate(v *validation) {
 	}
 	if d.DueDate == "" && strings.TrimSpace(d.PaymentTerms) == "" {
 		v.add("dueDate", "a due date or payment terms are required (BR-CO-25)")
+	}
+}
+
+// validateTexts rejects text an XML document cannot carry unchanged:
+// invalid UTF-8 and control characters (encoding/xml would silently replace
+// them, and the e-invoice would then differ from the booked invoice).
+func (d *Document) validateTexts(v *validation) {
+	texts := map[string]string{
+		"number": d.Number, "buyerReference": d.BuyerReference, "orderReference": d.OrderReference,
+		"paymentTerms": d.PaymentTerms, "exemptionReason": d.ExemptionReason,
+		"seller.name": d.Seller.Name, "seller.street": d.Seller.Street, "seller.zip": d.Seller.Zip,
+		"seller.city": d.Seller.City, "seller.vatId": d.Seller.VATID, "seller.taxNumber": d.Seller.TaxNumber,
+		"seller.email": d.Seller.Email, "seller.phone": d.Seller.Phone, "seller.contactName": d.Seller.ContactName,
+		"buyer.name": d.Buyer.Name, "buyer.street": d.Buyer.Street, "buyer.zip": d.Buyer.Zip,
+		"buyer.city": d.Buyer.City, "buyer.vatId": d.Buyer.VATID, "buyer.email": d.Buyer.Email,
+	}
+	if d.PrecedingInvoice != nil {
+		texts["precedingInvoice.number"] = d.PrecedingInvoice.Number
+	}
+	if pm := d.PaymentMeans; pm != nil {
+		texts["paymentMeans.information"] = pm.Information
+		texts["paymentMeans.accountName"] = pm.AccountName
+	}
+	for i, n := range d.Notes {
+		texts[fmt.Sprintf("notes[%d]", i)] = n
+	}
+	for i, l := range d.Lines {
+		texts[fmt.Sprintf("lines[%d].id", i)] = l.ID
+		texts[fmt.Sprintf("lines[%d].description", i)] = l.Description
+	}
+	for field, s := range texts {
+		if !utf8.ValidString(s) {
+			v.add(field, "not valid UTF-8")
+			continue
+		}
+		for _, r := range s {
+			// Tabs and line breaks are fine in free text; other controls
+			// and non-characters are not allowed in XML or mean nothing.
+			if (r < 0x20 && r != '\t' && r != '\n' && r != '\r') || (r >= 0x7f && r < 0xa0) || r == 0xfffe || r == 0xffff {
+				v.add(field, "contains the control character %U", r)
+				break
+			}
+		}
 	}
 }
 
