@@ -102,6 +102,29 @@ func TestRenderPDFAStructure(t *testing.T) {
 			if len(ctx.ID) != 2 {
 				t.Errorf("trailer /ID %v", ctx.ID)
 			}
+			if ctx.Encrypt != nil {
+				t.Errorf("encrypted; PDF/A forbids it")
+			}
+			// PDF/A: every font is embedded.
+			fonts := 0
+			for nr, e := range ctx.Table {
+				d, ok := e.Object.(types.Dict)
+				if !ok {
+					continue
+				}
+				if ty := d.NameEntry("Type"); ty != nil && *ty == "FontDescriptor" {
+					fonts++
+					if d["FontFile"] == nil && d["FontFile2"] == nil && d["FontFile3"] == nil {
+						t.Errorf("font descriptor %d without an embedded font program", nr)
+					}
+				}
+				if d["JS"] != nil || d["JavaScript"] != nil {
+					t.Errorf("object %d has JavaScript", nr)
+				}
+			}
+			if fonts == 0 {
+				t.Errorf("no font descriptors found")
+			}
 			root, err := ctx.Catalog()
 			if err != nil {
 				t.Fatal(err)
@@ -256,6 +279,8 @@ func TestRenderTextLayer(t *testing.T) {
 				want = append(want, "Steuerschuldnerschaft des Leistungsempfängers", d.Buyer.VATID, "2.880,00 €")
 			case "xrechnung":
 				want = append(want, "04011000-12345-34", "xrechnung.xml")
+			case "export":
+				want = append(want, "Ausfuhrlieferung", "SCHWEIZ", "4.900,00 €")
 			case "exempt":
 				want = append(want, "Steuerfrei nach § 4 Nr. 21 UStG")
 			}

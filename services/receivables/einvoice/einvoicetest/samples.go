@@ -139,6 +139,15 @@ func Samples() []Sample {
 			UnitPrice: d("850.00"), TaxCategory: einvoice.CategoryExempt, TaxRate: d("0")},
 	}
 
+	export := Invoice19()
+	export.Number = "RE-2026-0008"
+	export.Buyer = einvoice.Buyer{Name: "Bergbahn Zermatt AG", Street: "Bahnhofplatz 2", Zip: "3920",
+		City: "Zermatt", Country: "CH", VATID: "CHE-123.456.789 MWST"}
+	export.Lines = []einvoice.Line{
+		{ID: "1", Description: "Zutrittsterminal ZT-9 (Ausfuhr)", Quantity: d("2"), UnitCode: "H87",
+			UnitPrice: d("2450.00"), TaxCategory: einvoice.CategoryExportOutsideEU, TaxRate: d("0")},
+	}
+
 	return []Sample{
 		{"invoice-19", Invoice19()},
 		{"mixed-19-7-0", mixed},
@@ -148,5 +157,6 @@ func Samples() []Sample {
 		{"reverse-charge", rc},
 		{"xrechnung", xr},
 		{"exempt", exempt},
+		{"export", export},
 	}
 }
