@@ -115,9 +115,12 @@ func conformanceLevel(p einvoice.Profile) string {
 	return "EN 16931"
 }
 
+// title names the document. A credit note (381) correcting an invoice is a
+// "Rechnungskorrektur": in German VAT law "Gutschrift" means a self-billed
+// invoice (§14 Abs. 2 Satz 2 UStG), which this is not.
 func title(d *einvoice.Document) string {
 	if d.TypeCode == einvoice.TypeCreditNote {
-		return "Gutschrift"
+		return "Rechnungskorrektur"
 	}
 	return "Rechnung"
 }
@@ -170,8 +173,8 @@ func (r *renderer) render() {
 
 	// Invoice facts, right column.
 	facts := [][2]string{
-		{title(d) + "snummer", d.Number},
-		{title(d) + "sdatum", germanDate(d.IssueDate)},
+		{numberLabel(d), d.Number},
+		{dateLabel(d), germanDate(d.IssueDate)},
 	}
 	if d.DeliveryDate != "" {
 		facts = append(facts, [2]string{"Liefer-/Leistungsdatum", germanDate(d.DeliveryDate)})
@@ -334,7 +337,7 @@ func (r *renderer) totals() {
 	}
 	total := "Gesamtbetrag"
 	if d.TypeCode == einvoice.TypeCreditNote {
-		total = "Gutschriftsbetrag"
+		total = "Korrekturbetrag zu Ihren Gunsten"
 	}
 	r.font("B", 10)
 	pdf.SetX(marginL + 60)
@@ -370,7 +373,7 @@ func (r *renderer) texts() {
 			" auf das Konto IBAN " + groupIBAN(pm.IBAN)
 		if d.TypeCode == einvoice.TypeCreditNote {
 			// A credit note's payment account is the one the seller pays to.
-			pay = "Wir überweisen den Betrag unter Angabe der Gutschriftsnummer " + d.Number +
+			pay = "Wir überweisen den Betrag unter Angabe der Nummer " + d.Number +
 				" auf das Konto IBAN " + groupIBAN(pm.IBAN)
 		}
 		if pm.BIC != "" {
@@ -416,6 +419,20 @@ func (r *renderer) footer() {
 		" ("+conformanceLevel(d.Profile)+"); maßgeblich sind deren Daten.")
 	pdf.SetXY(marginL, 281)
 	pdf.CellFormat(contentW, lineH, fmt.Sprintf("Seite %d von {nb}", pdf.PageNo()), "", 0, "R", false, 0, "")
+}
+
+func numberLabel(d *einvoice.Document) string {
+	if d.TypeCode == einvoice.TypeCreditNote {
+		return "Korrekturnummer"
+	}
+	return "Rechnungsnummer"
+}
+
+func dateLabel(d *einvoice.Document) string {
+	if d.TypeCode == einvoice.TypeCreditNote {
+		return "Korrekturdatum"
+	}
+	return "Rechnungsdatum"
 }
 
 func countryLine(c string) string {

@@ -200,7 +200,7 @@ func TestRenderPDFAStructure(t *testing.T) {
 				t.Fatal(err)
 			}
 			x := string(meta.Content)
-			title := map[string]string{einvoice.TypeInvoice: "Rechnung", einvoice.TypeCreditNote: "Gutschrift"}[r.doc.TypeCode] + " " + r.doc.Number
+			title := map[string]string{einvoice.TypeInvoice: "Rechnung", einvoice.TypeCreditNote: "Rechnungskorrektur"}[r.doc.TypeCode] + " " + r.doc.Number
 			level := map[einvoice.Profile]string{einvoice.ProfileEN16931: "EN 16931", einvoice.ProfileXRechnung: "XRECHNUNG"}[r.doc.Profile]
 			for _, want := range []string{
 				"<pdfaid:part>3</pdfaid:part>", "<pdfaid:conformance>B</pdfaid:conformance>",
@@ -268,8 +268,8 @@ func TestRenderTextLayer(t *testing.T) {
 				want = append(want, "USt 19 % auf 454,94 €", "86,44 €", "USt 7 % auf 94,14 €", "6,59 €",
 					"Nullsteuersatz (0 %) auf 420,00 €", "1.062,11 €", "abzgl. Rabatt 50,00 €", "0,755")
 			case "credit-note":
-				want = append(want, "Gutschrift GS-2026-0001", "zur Rechnung RE-2026-0001 vom 20.11.2026",
-					"Gutschriftsbetrag", "357,00 €")
+				want = append(want, "Rechnungskorrektur GS-2026-0001", "zur Rechnung RE-2026-0001 vom 20.11.2026",
+					"Korrekturnummer", "Korrekturbetrag zu Ihren Gunsten", "357,00 €")
 			case "foreign-usd":
 				want = append(want, "7.640,00 USD", "1.451,60 USD", "9.091,60 USD", "Summe USt in EUR (Kurs 0,9214)",
 					"1.337,50 €", "Umrechnungskurs: 1 USD = 0,9214 EUR")

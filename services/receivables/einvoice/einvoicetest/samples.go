@@ -83,7 +83,7 @@ func Samples() []Sample {
 	credit.PaymentTerms = "Der Betrag wird mit Ihrer nächsten Zahlung verrechnet."
 	credit.PaymentMeans = nil // nothing to pay to the seller
 	credit.PrecedingInvoice = &einvoice.DocumentRef{Number: "RE-2026-0001", IssueDate: "2026-11-20"}
-	credit.Notes = []string{"Gutschrift zur Rechnung RE-2026-0001: 2,5 Beratungsstunden zu viel berechnet."}
+	credit.Notes = []string{"Korrektur der Rechnung RE-2026-0001: 2,5 Beratungsstunden zu viel berechnet."}
 	credit.Lines = []einvoice.Line{
 		{ID: "1", Description: "Beratung Buchhaltungssoftware (Korrektur)", Quantity: d("2.5"), UnitCode: "HUR",
 			UnitPrice: d("120.00"), TaxCategory: einvoice.CategoryStandard, TaxRate: d("19")},
