@@ -25,7 +25,6 @@ var (
 	reIBAN       = regexp.MustCompile(`^[A-Z]{2}[0-9]{2}[A-Z0-9]{11,30}$`)
 	reBIC        = regexp.MustCompile(`^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$`)
 	reEmail      = regexp.MustCompile(`^[^@\s]+@[^@\s]+\.[^@\s]+$`)
-	reLeitwegID  = regexp.MustCompile(`^[0-9]{2,12}(-[0-9A-Za-z]{1,30})?-[0-9]{2}$`)
 	categoryRank = map[TaxCategory]int{CategoryStandard: 0, CategoryZero: 1, CategoryExempt: 2,
 		CategoryReverseCharge: 3, CategoryIntraCommunity: 4, CategoryExportOutsideEU: 5}
 )
@@ -197,10 +196,9 @@ func (d *Document) validate(v *validation) {
 	}
 
 	if xr {
-		if v.required("buyerReference", d.BuyerReference, "XRechnung needs the Leitweg-ID (BT-10, BR-DE-15)") &&
-			!reLeitwegID.MatchString(d.BuyerReference) {
-			v.add("buyerReference", "%q is not a Leitweg-ID (e.g. 04011000-12345-34)", d.BuyerReference)
-		}
+		// Public buyers give a Leitweg-ID (e.g. 04011000-12345-34), companies
+		// using XRechnung any reference of theirs: so no format check.
+		v.required("buyerReference", d.BuyerReference, "XRechnung needs the buyer reference, for public buyers the Leitweg-ID (BT-10, BR-DE-15)")
 	}
 
 	if d.DeliveryDate == "" && d.ServicePeriod == nil {

@@ -187,9 +187,9 @@ func TestComputeRejects(t *testing.T) {
 			*d = sample(t, "xrechnung")
 			d.PaymentMeans = nil
 		}, []string{"paymentMeans"}},
-		{"XRechnung with a malformed Leitweg-ID", func(d *einvoice.Document) {
+		{"XRechnung with a blank buyer reference", func(d *einvoice.Document) {
 			*d = sample(t, "xrechnung")
-			d.BuyerReference = "Einkauf"
+			d.BuyerReference = " "
 		}, []string{"buyerReference"}},
 	}
 	for _, tc := range tests {
