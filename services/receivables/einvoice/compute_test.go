@@ -34,7 +34,8 @@ func TestComputeTotals(t *testing.T) {
 	tiny.Lines = []einvoice.Line{
 		{ID: "1", Description: "a", Quantity: dec("1"), UnitCode: "C62", UnitPrice: dec("0.05"), TaxCategory: "S", TaxRate: dec("7")},
 		{ID: "2", Description: "b", Quantity: dec("1"), UnitCode: "C62", UnitPrice: dec("0.05"), TaxCategory: "S", TaxRate: dec("7")},
-		{ID: "3", Description: "c", Quantity: dec("1"), UnitCode: "C62", UnitPrice: dec("0.045"), TaxCategory: "S", TaxRate: dec("7")},
+		// 7.00 and 7 are one rate, one group.
+		{ID: "3", Description: "c", Quantity: dec("1"), UnitCode: "C62", UnitPrice: dec("0.045"), TaxCategory: "S", TaxRate: dec("7.00")},
 	}
 	tests := []struct {
 		name      string
