@@ -11,8 +11,11 @@ import (
 )
 
 // Validator locates the offline EN 16931 / XRechnung validator: env
-// EINVOICE_VALIDATOR, else shared/tools/einvoice-validator/validate beside
-// the repository. It fails the test when it is missing: a validator that
+// EINVOICE_VALIDATOR, else the copy in the repository
+// (services/receivables/einvoice/testdata/validator: the official CEN
+// EN 16931 schematron and the XRechnung rules compiled to XSLT, with their
+// licences; it runs with xmllint and Saxon-HE, which `make tools`
+// installs). It fails the test when it is missing: a validator that
 // silently does not run would let broken invoices through.
 func Validator(t testing.TB) string {
 	t.Helper()
@@ -22,7 +25,7 @@ func Validator(t testing.TB) string {
 		if err != nil {
 			t.Fatalf("locate repository root: %v", err)
 		}
-		path = filepath.Join(root, "..", "shared", "tools", "einvoice-validator", "validate")
+		path = filepath.Join(root, "services", "receivables", "einvoice", "testdata", "validator", "validate")
 	}
 	if _, err := os.Stat(path); err != nil {
 		t.Fatalf("e-invoice validator not found at %s (set EINVOICE_VALIDATOR): %v", path, err)
