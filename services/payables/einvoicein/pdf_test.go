@@ -1,0 +1,133 @@
+package einvoicein
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/pdfcpu/pdfcpu/pkg/api"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
+)
+
+// attachment is one file to embed in a test PDF.
+type attachment struct {
+	name string
+	data []byte
+}
+
+// buildPDF makes a one-page-tree PDF with the given embedded files. With
+// afOnly the files are reachable only through the catalog's AF array (as
+// some PDF/A-3 writers do), not through the EmbeddedFiles name tree.
+func buildPDF(t *testing.T, afOnly bool, files ...attachment) []byte {
+	t.Helper()
+	disableConfigDir.Do(api.DisableConfigDir)
+	ctx, err := pdfcpu.CreateContextWithXRefTable(model.NewDefaultConfiguration(), types.PaperSize["A4"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	var af types.Array
+	for _, f := range files {
+		if err := ctx.AddAttachment(model.Attachment{Reader: bytes.NewReader(f.data), ID: f.name, Desc: "invoice", ModTime: &mod}, false); err != nil {
+			t.Fatal(err)
+		}
+		o, ok := ctx.Names["EmbeddedFiles"].Value(f.name)
+		if !ok {
+			t.Fatalf("attachment %s not in the name tree", f.name)
+		}
+		af = append(af, o)
+	}
+	if afOnly {
+		root, err := ctx.XRefTable.Catalog()
+		if err != nil {
+			t.Fatal(err)
+		}
+		root.Insert("AF", af)
+	}
+	var buf bytes.Buffer
+	if err := api.WriteContext(ctx, &buf); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.Bytes()
+	if afOnly {
+		// pdfcpu writes only the objects it reaches through entries it
+		// knows, and AF is not one of them, so the files are written
+		// through the name tree and the catalog's /Names key is renamed
+		// afterwards (same length: the xref offsets stay right).
+		re := regexp.MustCompile(`/Names( [0-9]+ 0 R)`)
+		if len(re.FindAll(out, -1)) != 1 {
+			t.Fatal("catalog /Names entry not found exactly once")
+		}
+		out = re.ReplaceAll(out, []byte("/Xames$1"))
+	}
+	return out
+}
+
+func TestReadZUGFeRDPDF(t *testing.T) {
+	xmlData, err := os.ReadFile(filepath.Join("testdata", "zugferd-xrechnung-einfach.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := samples["zugferd-xrechnung-einfach.xml"]
+	want.Format = FormatZUGFeRDPDF
+	other := attachment{"notes.txt", []byte("not the invoice")}
+
+	tests := []struct {
+		name     string
+		afOnly   bool
+		files    []attachment
+		wantName string
+	}{
+		{"factur-x.xml in the name tree", false, []attachment{other, {"factur-x.xml", xmlData}}, "factur-x.xml"},
+		{"ZUGFeRD-invoice.xml", false, []attachment{{"ZUGFeRD-invoice.xml", xmlData}}, "ZUGFeRD-invoice.xml"},
+		{"zugferd-invoice.xml", false, []attachment{{"zugferd-invoice.xml", xmlData}}, "zugferd-invoice.xml"},
+		{"xrechnung.xml", false, []attachment{{"xrechnung.xml", xmlData}}, "xrechnung.xml"},
+		{"factur-x.xml only in AF", true, []attachment{other, {"factur-x.xml", xmlData}}, "factur-x.xml"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pdf := buildPDF(t, tt.afOnly, tt.files...)
+			inv, err := Read(bytes.NewReader(pdf))
+			if err != nil {
+				t.Fatalf("Read: %v", err)
+			}
+			if diff := cmp.Diff(want, summarize(inv)); diff != "" {
+				t.Errorf("invoice (-want +got):\n%s", diff)
+			}
+			if inv.Attachment != tt.wantName || inv.Syntax != SyntaxCII {
+				t.Errorf("attachment %q syntax %q, want %q cii", inv.Attachment, inv.Syntax, tt.wantName)
+			}
+		})
+	}
+}
+
+func TestReadPDFRefuses(t *testing.T) {
+	malformedXML, err := os.ReadFile(filepath.Join("testdata", "invalid-malformed-1.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		files []attachment
+		want  error
+	}{
+		{"no attachments", nil, ErrNoEmbeddedXML},
+		{"only other attachments", []attachment{{"invoice.csv", []byte("a;b")}}, ErrNoEmbeddedXML},
+		{"embedded XML is no invoice", []attachment{{"factur-x.xml", malformedXML}}, ErrNotInvoice},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ReadBytes(buildPDF(t, false, tt.files...))
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("ReadBytes = %v, want %v", err, tt.want)
+			}
+		})
+	}
+}
