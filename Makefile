@@ -98,3 +98,4 @@ $(TS_TOOLS)/node_modules/.package-lock.json: $(TS_TOOLS)/package.json $(TS_TOOLS
 tools: $(TS_TOOLS)/node_modules/.package-lock.json ## install the npm tools the tests need (Go's tools are pinned in go.mod); needs Node.js and npm
 	@$(GO) version
 	@command -v pg_config >/dev/null && echo "postgres binaries: $$(pg_config --bindir)" || echo "pg_config not found (fine with DATABASE_URL or a local server)"
+	@command -v xmllint >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libxml2-utils >/dev/null; } || echo "xmllint missing (the SEPA schema tests need it): apt-get install libxml2-utils"
