@@ -242,6 +242,9 @@ func ReadBytes(data []byte) (inv Invoice, err error) {
 }
 
 func readXML(data []byte) (Invoice, error) {
+	// Windows tools write a UTF-8 byte order mark, which encoding/xml
+	// would take for text before the root element.
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	root, err := parseTree(data)
 	if err != nil {
 		return Invoice{}, err

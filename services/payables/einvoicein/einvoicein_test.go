@@ -5,12 +5,14 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/shopspring/decimal"
+	"golang.org/x/text/encoding/charmap"
 
 	"github.com/ledgerplatform/ledger/pkg/errs"
 )
@@ -399,6 +401,37 @@ func TestReadRefuses(t *testing.T) {
 	}
 }
 
+// TestReadEncodings: a byte order mark and a declared Latin-1 encoding
+// read as the same invoice as plain UTF-8.
+func TestReadEncodings(t *testing.T) {
+	base := mustRead(t, "zugferd-basic-einfach.xml")
+	data, err := os.ReadFile(filepath.Join("testdata", "zugferd-basic-einfach.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	withBOM := append([]byte("\xef\xbb\xbf"), data...)
+	// The licence comments hold characters Latin-1 lacks; the invoice
+	// (München, Lieferantenstraße) does not.
+	noComments := regexp.MustCompile(`(?s)<!--.*?-->`).ReplaceAll(data, nil)
+	latin1, err := charmap.ISO8859_1.NewEncoder().Bytes(bytes.Replace(noComments,
+		[]byte("encoding='UTF-8'"), []byte("encoding='ISO-8859-1'"), 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(latin1, data) {
+		t.Fatal("the Latin-1 copy did not change (no umlauts in the sample?)")
+	}
+	for name, in := range map[string][]byte{"BOM": withBOM, "ISO-8859-1": latin1} {
+		inv, err := ReadBytes(in)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if diff := cmp.Diff(base, inv); diff != "" {
+			t.Errorf("%s (-utf8 +got):\n%s", name, diff)
+		}
+	}
+}
+
 // TestReadReaderTooLarge: Read stops at MaxSize+1 bytes, whatever the
 // reader would still give.
 func TestReadReaderTooLarge(t *testing.T) {
@@ -428,6 +461,10 @@ func FuzzRead(f *testing.F) {
 		}
 	}
 	f.Add([]byte("%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF"))
+	if b, err := os.ReadFile("testdata/zugferd-minimum-rechnung.xml"); err == nil {
+		f.Add(buildPDF(f, false, attachment{"factur-x.xml", b}))
+		f.Add(buildPDF(f, true, attachment{"factur-x.xml", b}))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		inv, err := ReadBytes(data)
 		if err != nil {

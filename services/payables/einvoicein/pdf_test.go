@@ -25,7 +25,7 @@ type attachment struct {
 // buildPDF makes a one-page-tree PDF with the given embedded files. With
 // afOnly the files are reachable only through the catalog's AF array (as
 // some PDF/A-3 writers do), not through the EmbeddedFiles name tree.
-func buildPDF(t *testing.T, afOnly bool, files ...attachment) []byte {
+func buildPDF(t testing.TB, afOnly bool, files ...attachment) []byte {
 	t.Helper()
 	disableConfigDir.Do(api.DisableConfigDir)
 	ctx, err := pdfcpu.CreateContextWithXRefTable(model.NewDefaultConfiguration(), types.PaperSize["A4"])
