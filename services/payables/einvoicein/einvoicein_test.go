@@ -455,6 +455,7 @@ func (endless) Read(p []byte) (int, error) {
 // its totals.
 func FuzzRead(f *testing.F) {
 	files, _ := filepath.Glob("testdata/*.xml")
+	files = append(files, "testdata/mustang-EN16931_Einfach.pdf")
 	for _, p := range files {
 		if b, err := os.ReadFile(p); err == nil {
 			f.Add(b)

@@ -131,3 +131,24 @@ func TestReadPDFRefuses(t *testing.T) {
 		})
 	}
 }
+
+// TestReadRealZUGFeRDPDF reads a PDF/A-3 that another tool (Mustang)
+// wrote, not pdfcpu.
+func TestReadRealZUGFeRDPDF(t *testing.T) {
+	inv := mustRead(t, "mustang-EN16931_Einfach.pdf")
+	want := summary{
+		Format: FormatZUGFeRDPDF, Profile: "urn:cen.eu:en16931:2017", TypeCode: "380", Number: "471102",
+		IssueDate: day(2024, 11, 15), DeliveryDate: day(2024, 11, 14), Currency: "EUR",
+		SellerName: "Lieferant GmbH", SellerVATID: "DE123456789", SellerTaxNumber: "201/113/40209",
+		BuyerName: "Kunden AG Mitte", Lines: 2,
+		Tax:      []TaxBreakdown{tax("S", "7.00", "275.00", "19.25"), tax("S", "19.00", "198.00", "37.62")},
+		TotalNet: dec("473.00"), TotalTax: dec("56.87"), TotalGross: dec("529.87"), Prepaid: dec("0.00"), DuePayable: dec("529.87"),
+		PaymentTerms: "Zahlbar innerhalb 30 Tagen netto bis 15.12.2024, 3% Skonto innerhalb 10 Tagen bis 25.11.2024",
+	}
+	if diff := cmp.Diff(want, summarize(inv)); diff != "" {
+		t.Errorf("invoice (-want +got):\n%s", diff)
+	}
+	if inv.Attachment != "factur-x.xml" {
+		t.Errorf("attachment %q, want factur-x.xml", inv.Attachment)
+	}
+}
