@@ -2,11 +2,13 @@ package einvoicein
 
 import (
 	"bytes"
+	"errors"
 	"path"
 	"strings"
 	"sync"
 
 	"github.com/pdfcpu/pdfcpu/pkg/api"
+	"github.com/pdfcpu/pdfcpu/pkg/filter"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 )
@@ -171,6 +173,10 @@ func fileContent(xref *model.XRefTable, spec types.Dict) ([]byte, error) {
 		return nil, refuse(ErrMalformedPDF, "file", "unreadable embedded file stream")
 	}
 	if err := sd.DecodeWithLimit(MaxSize); err != nil {
+		if errors.Is(err, filter.ErrDecodeLimitExceeded) {
+			// A few KB of deflate can expand to gigabytes.
+			return nil, refuse(ErrTooLarge, "file", "the embedded invoice decompresses to more than 10 MB")
+		}
 		return nil, refuse(ErrMalformedPDF, "file", "embedded file: %v", err)
 	}
 	if len(sd.Content) > MaxSize {

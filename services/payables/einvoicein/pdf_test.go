@@ -121,10 +121,17 @@ func TestReadPDFRefuses(t *testing.T) {
 		{"no attachments", nil, ErrNoEmbeddedXML},
 		{"only other attachments", []attachment{{"invoice.csv", []byte("a;b")}}, ErrNoEmbeddedXML},
 		{"embedded XML is no invoice", []attachment{{"factur-x.xml", malformedXML}}, ErrNotInvoice},
+		// pdfcpu deflates the 11 MB of spaces into a small PDF: the
+		// decompressed size is what is bounded.
+		{"embedded XML over 10 MB", []attachment{{"factur-x.xml", bytes.Repeat([]byte(" "), MaxSize+1<<20)}}, ErrTooLarge},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ReadBytes(buildPDF(t, false, tt.files...))
+			pdf := buildPDF(t, false, tt.files...)
+			if len(pdf) > MaxSize {
+				t.Fatalf("test PDF of %d bytes is itself too large", len(pdf))
+			}
+			_, err := ReadBytes(pdf)
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("ReadBytes = %v, want %v", err, tt.want)
 			}
