@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -391,5 +392,75 @@ func TestCreditTransferRefuses(t *testing.T) {
 	_, err = CreditTransfer(p)
 	if e := errs.As(err); e == nil || len(e.Details) != 2 {
 		t.Fatalf("two problems: %v", err)
+	}
+}
+
+// TestCreditTransferRandom: payments with arbitrary names, addresses and
+// invoice numbers (any Unicode, any length) always give a file the
+// schema accepts, with exact sums.
+func TestCreditTransferRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	alphabet := []rune("abcXYZ019 äöüÄÖÜß&/-?:().,'+_;!\"<>{}#*éèçñøåłđ€日本\t\n")
+	text := func(max int) string {
+		r := make([]rune, rng.IntN(max+1))
+		for i := range r {
+			r[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		return "N" + string(r)
+	}
+	ibans := []string{"DE89370400440532013000", "DE02120300000000202051", "AT611904300234573201", "NL91ABNA0417164300", "FR1420041010050500013M02606"}
+	bics := []string{"", "COBADEFFXXX", "BYLADEM1001", "ABNANL2A"}
+	party := func() Party {
+		return Party{Name: text(100), Address: Address{Street: text(90), BuildingNumber: text(20), PostCode: text(20), Town: text(50), Country: "DE"}}
+	}
+	dir := t.TempDir()
+	var files []string
+	for i := 0; i < 25; i++ {
+		p := Payment{MsgID: fmt.Sprintf("RND-%d", i), CreatedAt: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), Debtor: party()}
+		want := decimal.Zero
+		for j := 0; j < 1+rng.IntN(8); j++ {
+			amount := decimal.New(1+rng.Int64N(99999999), -2)
+			want = want.Add(amount)
+			var inv []string
+			for k := 0; k < rng.IntN(15); k++ {
+				inv = append(inv, text(30))
+			}
+			p.Transfers = append(p.Transfers, Transfer{
+				ExecutionDate: day(2026, 3, 2+rng.IntN(3)), DebtorAccount: Account{IBAN: ibans[rng.IntN(2)], BIC: bics[rng.IntN(len(bics))]},
+				EndToEndID: fmt.Sprintf("E-%d-%d", i, j), Amount: amount,
+				Creditor: party(), CreditorAccount: Account{IBAN: ibans[rng.IntN(len(ibans))], BIC: bics[rng.IntN(len(bics))]},
+				InvoiceNumbers: inv,
+			})
+		}
+		doc, err := CreditTransfer(p)
+		if err != nil {
+			t.Fatalf("payment %d: %v", i, err)
+		}
+		var d document
+		if err := xml.Unmarshal(doc, &d); err != nil {
+			t.Fatal(err)
+		}
+		if d.Init.GrpHdr.CtrlSum != want.StringFixed(2) {
+			t.Fatalf("payment %d: CtrlSum %s, want %s", i, d.Init.GrpHdr.CtrlSum, want.StringFixed(2))
+		}
+		blocks := decimal.Zero
+		for _, pi := range d.Init.PmtInf {
+			blocks = blocks.Add(decimal.RequireFromString(pi.CtrlSum))
+		}
+		if !blocks.Equal(want) {
+			t.Fatalf("payment %d: blocks sum to %s, want %s", i, blocks, want)
+		}
+		f := filepath.Join(dir, fmt.Sprintf("p%d.xml", i))
+		if err := os.WriteFile(f, doc, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	bin, err := exec.LookPath("xmllint")
+	if err != nil {
+		t.Fatalf("xmllint not found (apt-get install libxml2-utils, or make tools): %v", err)
+	}
+	if out, err := exec.Command(bin, append([]string{"--noout", "--schema", xsd}, files...)...).CombinedOutput(); err != nil {
+		t.Fatalf("xmllint: %v\n%s", err, out)
 	}
 }
