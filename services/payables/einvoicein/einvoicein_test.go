@@ -382,6 +382,7 @@ func TestReadRefuses(t *testing.T) {
 		{"bad date", []byte(strings.Replace(cii(sums("1", "1", "1")), "20260101", "2026-01-01", 1)), ErrMalformedDate, errs.InvalidInput, "IssueDateTime"},
 		{"no number", []byte(strings.Replace(cii(sums("1", "1", "1")), "<ram:ID>R-1</ram:ID>", "", 1)), ErrMissingField, errs.InvalidInput, "Number"},
 		{"PDF that is not one", []byte("%PDF-1.7\n garbage"), ErrMalformedPDF, errs.InvalidInput, "file"},
+		{"XML mentioning %PDF- is still XML", []byte(`<?xml version="1.0"?><!-- from %PDF-1.7 --><x/>`), ErrNotInvoice, errs.InvalidInput, "file"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -19,8 +19,11 @@ import (
 var invoiceFileNames = []string{"factur-x.xml", "zugferd-invoice.xml", "xrechnung.xml"}
 
 // isPDF reports a PDF header within the first KiB, where readers look
-// for it.
+// for it, in anything that does not start like XML.
 func isPDF(data []byte) bool {
+	if t := bytes.TrimLeft(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), " \t\r\n"); len(t) > 0 && t[0] == '<' {
+		return false
+	}
 	head := data
 	if len(head) > 1024 {
 		head = head[:1024]
