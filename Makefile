@@ -49,6 +49,7 @@ fuzz: ## a short run of every fuzz target of a parser of outside input (FUZZTIME
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./services/bank/camt/
 	$(GO) test -run '^$$' -fuzz '^FuzzScanner$$' -fuzztime $(FUZZTIME) ./services/bank/camt/
 	$(GO) test -run '^$$' -fuzz '^FuzzCII$$' -fuzztime $(FUZZTIME) ./services/receivables/einvoice/
+	$(GO) test -run '^$$' -fuzz '^FuzzRead$$' -fuzztime $(FUZZTIME) ./services/payables/einvoicein/
 
 chaos: ## fault tests: the platform on a 3-node NATS cluster (real processes), each node SIGKILLed in turn under load; the bank process SIGKILLed mid-import and mid-reconcile; nothing may be lost or doubled
 	@deploy/dev/ensure-services.sh
@@ -98,3 +99,4 @@ $(TS_TOOLS)/node_modules/.package-lock.json: $(TS_TOOLS)/package.json $(TS_TOOLS
 tools: $(TS_TOOLS)/node_modules/.package-lock.json ## install the npm tools the tests need (Go's tools are pinned in go.mod); needs Node.js and npm
 	@$(GO) version
 	@command -v pg_config >/dev/null && echo "postgres binaries: $$(pg_config --bindir)" || echo "pg_config not found (fine with DATABASE_URL or a local server)"
+	@deploy/dev/ensure-packages.sh
