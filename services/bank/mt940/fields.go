@@ -330,6 +330,9 @@ func applySlashTags(e *bank.Entry, v string) {
 		if k+1 < len(hits) {
 			end = hits[k+1].at
 		}
+		// "/ID/REMI/...": the tag's closing slash opens the next one, so
+		// its value is empty.
+		end = max(end, h.end)
 		val := strings.TrimSpace(strings.TrimSuffix(v[h.end:end], "/"))
 		switch tags[k] {
 		case "TRTP":
