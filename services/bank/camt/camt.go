@@ -195,51 +195,13 @@ func charsetReader(label string, in io.Reader) (io.Reader, error) {
 	case "utf-8", "utf8", "us-ascii", "ascii":
 		return in, nil
 	case "iso-8859-1", "iso8859-1", "latin1", "latin-1":
-		return transform.NewReader(in, utf8Else{charmap.ISO8859_1}), nil
+		return transform.NewReader(in, bank.UTF8Else(charmap.ISO8859_1)), nil
 	case "iso-8859-15", "iso8859-15", "latin9", "latin-9":
-		return transform.NewReader(in, utf8Else{charmap.ISO8859_15}), nil
+		return transform.NewReader(in, bank.UTF8Else(charmap.ISO8859_15)), nil
 	case "windows-1252", "cp1252":
-		return transform.NewReader(in, utf8Else{charmap.Windows1252}), nil
+		return transform.NewReader(in, bank.UTF8Else(charmap.Windows1252)), nil
 	}
 	return nil, fmt.Errorf("unsupported encoding %q", label)
-}
-
-// utf8Else decodes a document declared in a single-byte encoding: a
-// valid UTF-8 sequence of two or more bytes stays what it is, any other
-// byte is read in the declared encoding. An export tool that declares
-// ISO-8859-1 over UTF-8 text would otherwise give "MÃ¼ller"; in text
-// that really is ISO-8859-1, a valid UTF-8 sequence ("Ã¼" written on
-// purpose) is next to impossible.
-type utf8Else struct{ cm *charmap.Charmap }
-
-func (utf8Else) Reset() {}
-
-func (u utf8Else) Transform(dst, src []byte, atEOF bool) (nDst, nSrc int, err error) {
-	for nSrc < len(src) {
-		c := src[nSrc]
-		if c < utf8.RuneSelf {
-			if nDst >= len(dst) {
-				return nDst, nSrc, transform.ErrShortDst
-			}
-			dst[nDst] = c
-			nDst++
-			nSrc++
-			continue
-		}
-		r, size := utf8.DecodeRune(src[nSrc:])
-		if r == utf8.RuneError && size == 1 {
-			if !atEOF && !utf8.FullRune(src[nSrc:]) {
-				return nDst, nSrc, transform.ErrShortSrc // a sequence cut by the buffer
-			}
-			r = u.cm.DecodeByte(c)
-		}
-		if nDst+utf8.RuneLen(r) > len(dst) {
-			return nDst, nSrc, transform.ErrShortDst
-		}
-		nDst += utf8.EncodeRune(dst[nDst:], r)
-		nSrc += size
-	}
-	return nDst, nSrc, nil
 }
 
 // kinds maps the document's root child to the statement element it holds.

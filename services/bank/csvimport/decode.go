@@ -10,6 +10,8 @@ import (
 
 	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/transform"
+
+	"github.com/ledgerplatform/ledger/services/bank"
 )
 
 // peekSize is how much of the file's start the encoding and the header
@@ -72,7 +74,9 @@ func decode(r io.Reader) (io.Reader, error) {
 		if bytes.HasPrefix(head, []byte("\xef\xbb\xbf")) {
 			_, _ = br.Discard(3)
 		}
-		return transform.NewReader(br, lateWindows1252{}), nil
+		// UTF-8 as far as the encoding is told from; a Windows-1252 umlaut
+		// further on is read as one (see bank.UTF8Else).
+		return transform.NewReader(br, bank.UTF8Else(charmap.Windows1252)), nil
 	case ISO885915:
 		return transform.NewReader(br, charmap.ISO8859_15.NewDecoder()), nil
 	default:
@@ -121,41 +125,4 @@ func detectDelimiter(head []byte) (rune, error) {
 		return bestDelim, nil
 	}
 	return 0, &MissingColumnsError{Missing: missing(closest), Header: closest}
-}
-
-// lateWindows1252 passes UTF-8 through and reads a byte that is not
-// UTF-8 as Windows-1252. A Sparkasse export writes its headers in ASCII
-// ("Beguenstigter", "Waehrung"), so a long file may show its first
-// Windows-1252 umlaut ("Müller") only after the 64 KB the encoding is
-// told from; such a byte would otherwise become U+FFFD. A Windows-1252
-// text is never valid UTF-8 where it has umlauts, so nothing valid is
-// read twice.
-type lateWindows1252 struct{ transform.NopResetter }
-
-func (lateWindows1252) Transform(dst, src []byte, atEOF bool) (nDst, nSrc int, err error) {
-	for nSrc < len(src) {
-		c := src[nSrc]
-		if c < utf8.RuneSelf {
-			if nDst >= len(dst) {
-				return nDst, nSrc, transform.ErrShortDst
-			}
-			dst[nDst] = c
-			nDst++
-			nSrc++
-			continue
-		}
-		r, size := utf8.DecodeRune(src[nSrc:])
-		if r == utf8.RuneError && size == 1 {
-			if !atEOF && !utf8.FullRune(src[nSrc:]) {
-				return nDst, nSrc, transform.ErrShortSrc // a rune cut by the buffer
-			}
-			r = charmap.Windows1252.DecodeByte(c)
-		}
-		if nDst+utf8.RuneLen(r) > len(dst) {
-			return nDst, nSrc, transform.ErrShortDst
-		}
-		nDst += utf8.EncodeRune(dst[nDst:], r)
-		nSrc += size
-	}
-	return nDst, nSrc, nil
 }
