@@ -3,8 +3,6 @@ package bankd
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -28,30 +26,12 @@ func OpenItems(svc *bank.OpenItems) natsx.Consumer {
 		Stream: ledgerv1.StreamEvents, Durable: OpenItemsConsumer, Filter: ledgerv1.EventIntentPosted,
 		Workers: 2, Batch: 256, MaxAckPending: 2048,
 		Key: natsx.TenantKey,
-		Handle: func(ctx context.Context, msgs []jetstream.Msg) error {
-			var order []string
-			groups := map[string][]bank.PostedIntent{}
-			for _, m := range msgs {
-				e := bank.PostedIntent{EventID: natsx.EventID(m)}
-				if err := json.Unmarshal(m.Data(), &e.Intent); err != nil || e.Intent.TenantID == "" {
-					return fmt.Errorf("%w: malformed intent_posted event %s: %v", natsx.ErrPoison, e.EventID, err)
-				}
-				t := e.Intent.TenantID
-				if _, ok := groups[t]; !ok {
-					order = append(order, t)
-				}
-				groups[t] = append(groups[t], e)
-			}
-			for _, t := range order {
-				err := svc.Apply(ctx, t, groups[t]...)
-				if errors.Is(err, bank.ErrMalformedEvent) {
-					return fmt.Errorf("%w: tenant %s: %w", natsx.ErrPoison, t, err)
-				}
-				if err != nil {
-					return fmt.Errorf("open items of tenant %s: %w", t, err)
-				}
-			}
-			return nil
-		},
+		Handle: natsx.PerTenant(func(m jetstream.Msg) (bank.PostedIntent, string, error) {
+			e := bank.PostedIntent{EventID: natsx.EventID(m)}
+			err := json.Unmarshal(m.Data(), &e.Intent)
+			return e, e.Intent.TenantID, err
+		}, func(ctx context.Context, tenant string, es []bank.PostedIntent) error {
+			return svc.Apply(ctx, tenant, es...)
+		}, bank.ErrMalformedEvent),
 	}
 }

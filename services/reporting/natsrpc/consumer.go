@@ -3,8 +3,6 @@ package natsrpc
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -30,29 +28,12 @@ func Balances(svc *reporting.Service) natsx.Consumer {
 		Stream: ledgerv1.StreamEvents, Durable: BalancesConsumer, Filter: ledgerv1.EventIntentPosted,
 		Workers: 4, Batch: 256, MaxAckPending: 8192,
 		Key: natsx.TenantKey,
-		Handle: func(ctx context.Context, msgs []jetstream.Msg) error {
-			var order []string
-			groups := map[string][]ledgerv1.IntentPosted{}
-			for _, m := range msgs {
-				var ev ledgerv1.IntentPosted
-				if err := json.Unmarshal(m.Data(), &ev); err != nil || ev.TenantID == "" {
-					return fmt.Errorf("%w: malformed intent_posted event: %v", natsx.ErrPoison, err)
-				}
-				if _, ok := groups[ev.TenantID]; !ok {
-					order = append(order, ev.TenantID)
-				}
-				groups[ev.TenantID] = append(groups[ev.TenantID], ev)
-			}
-			for _, t := range order {
-				err := svc.ApplyPosted(ctx, groups[t]...)
-				if errors.Is(err, reporting.ErrMalformedEvent) {
-					return fmt.Errorf("%w: tenant %s: %w", natsx.ErrPoison, t, err)
-				}
-				if err != nil {
-					return fmt.Errorf("tenant %s: %w", t, err)
-				}
-			}
-			return nil
-		},
+		Handle: natsx.PerTenant(func(m jetstream.Msg) (ledgerv1.IntentPosted, string, error) {
+			var ev ledgerv1.IntentPosted
+			err := json.Unmarshal(m.Data(), &ev)
+			return ev, ev.TenantID, err
+		}, func(ctx context.Context, _ string, evs []ledgerv1.IntentPosted) error {
+			return svc.ApplyPosted(ctx, evs...)
+		}, reporting.ErrMalformedEvent),
 	}
 }
