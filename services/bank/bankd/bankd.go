@@ -5,13 +5,10 @@ package bankd
 import (
 	"context"
 	"fmt"
-	"net/url"
-	"strconv"
 
 	"github.com/ledgerplatform/ledger/contracts/bankv1"
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
 	"github.com/ledgerplatform/ledger/pkg/daemon"
-	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/pkg/idem"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
 	"github.com/ledgerplatform/ledger/services/bank"
@@ -82,10 +79,10 @@ func Routes(svc *bank.Service) []natsx.Route {
 			}
 			return natsx.Created(a), nil
 		})},
-		{Subject: bankv1.SubjectAccountsGet, Decode: param("id"), Endpoint: natsx.Typed(func(ctx context.Context, id string) (bank.Account, error) {
+		{Subject: bankv1.SubjectAccountsGet, Decode: natsx.PathParam("id"), Endpoint: natsx.Typed(func(ctx context.Context, id string) (bank.Account, error) {
 			return svc.Account(ctx, natsx.Claims(ctx).TenantID, id)
 		})},
-		{Subject: bankv1.SubjectAccountsUpdate, Decode: withID[bankv1.AccountUpdate], Endpoint: natsx.Typed(func(ctx context.Context, r idBody[bankv1.AccountUpdate]) (bank.Account, error) {
+		{Subject: bankv1.SubjectAccountsUpdate, Decode: natsx.DecodeWithID[bankv1.AccountUpdate], Endpoint: natsx.Typed(func(ctx context.Context, r natsx.WithID[bankv1.AccountUpdate]) (bank.Account, error) {
 			return svc.UpdateAccount(ctx, natsx.Claims(ctx).TenantID, r.ID, r.Body)
 		})},
 		{Subject: bankv1.SubjectTransactionsImport, Idempotent: true, Decode: natsx.JSON[bankv1.ImportInput], Endpoint: natsx.Typed(func(ctx context.Context, in bankv1.ImportInput) (*natsx.Response, error) {
@@ -99,7 +96,7 @@ func Routes(svc *bank.Service) []natsx.Route {
 		{Subject: bankv1.SubjectTransactionsList, Decode: transactionFilter, Endpoint: natsx.Typed(func(ctx context.Context, f bankv1.TransactionFilter) (bankv1.TransactionList, error) {
 			return svc.Transactions(ctx, natsx.Claims(ctx).TenantID, f)
 		})},
-		{Subject: bankv1.SubjectTransactionsGet, Decode: param("id"), Endpoint: natsx.Typed(func(ctx context.Context, id string) (bank.Transaction, error) {
+		{Subject: bankv1.SubjectTransactionsGet, Decode: natsx.PathParam("id"), Endpoint: natsx.Typed(func(ctx context.Context, id string) (bank.Transaction, error) {
 			return svc.Transaction(ctx, natsx.Claims(ctx).TenantID, id)
 		})},
 		suggestions(svc),
@@ -107,45 +104,13 @@ func Routes(svc *bank.Service) []natsx.Route {
 }
 
 func transactionFilter(_ context.Context, r *natsx.Request) (any, error) {
-	limit, err := intParam(r.Query, "limit", bank.DefaultTransactionsLimit, 1, bank.MaxTransactionsLimit)
+	limit, err := natsx.IntQuery(r.Query, "limit", bank.DefaultTransactionsLimit, 1, bank.MaxTransactionsLimit)
 	if err != nil {
 		return nil, err
 	}
-	offset, err := intParam(r.Query, "offset", 0, 0, 1<<31-1)
+	offset, err := natsx.IntQuery(r.Query, "offset", 0, 0, 1<<31-1)
 	if err != nil {
 		return nil, err
 	}
 	return bank.ParseTransactionFilter(r.Query.Get, limit, offset)
-}
-
-// intParam parses an optional integer query parameter within bounds.
-func intParam(q url.Values, name string, def, lo, hi int) (int, error) {
-	s := q.Get(name)
-	if s == "" {
-		return def, nil
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < lo || n > hi {
-		return 0, errs.Invalid("invalid query parameter "+name, errs.Field(name, "must be an integer from "+strconv.Itoa(lo)+" to "+strconv.Itoa(hi)))
-	}
-	return n, nil
-}
-
-func param(name string) natsx.DecodeFunc {
-	return func(_ context.Context, r *natsx.Request) (any, error) { return r.Param(name), nil }
-}
-
-// idBody is a request on a resource: its path id and the strictly decoded
-// body.
-type idBody[T any] struct {
-	ID   string
-	Body T
-}
-
-func withID[T any](_ context.Context, r *natsx.Request) (any, error) {
-	var v T
-	if err := natsx.Decode(r.Body, &v); err != nil {
-		return nil, err
-	}
-	return idBody[T]{ID: r.Param("id"), Body: v}, nil
 }

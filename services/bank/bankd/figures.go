@@ -11,7 +11,7 @@ import (
 // reconciliationRoute serves the reconciliation figures of one bank
 // account.
 func reconciliationRoute(svc *bank.Service) natsx.Route {
-	return natsx.Route{Subject: bankv1.SubjectAccountsReconciliation, Decode: reconciliationQuery, Endpoint: natsx.Typed(func(ctx context.Context, r idBody[bank.ReconciliationQuery]) (bankv1.Reconciliation, error) {
+	return natsx.Route{Subject: bankv1.SubjectAccountsReconciliation, Decode: reconciliationQuery, Endpoint: natsx.Typed(func(ctx context.Context, r natsx.WithID[bank.ReconciliationQuery]) (bankv1.Reconciliation, error) {
 		return svc.Reconciliation(ctx, natsx.Claims(ctx).TenantID, r.ID, r.Body)
 	})}
 }
@@ -35,7 +35,7 @@ func periodStatusRoute(svc *bank.Service) natsx.Route {
 }
 
 func reconciliationQuery(_ context.Context, r *natsx.Request) (any, error) {
-	limit, err := intParam(r.Query, "limit", bankv1.DefaultReconciliationLimit, 1, bankv1.MaxReconciliationLimit)
+	limit, err := natsx.IntQuery(r.Query, "limit", bankv1.DefaultReconciliationLimit, 1, bankv1.MaxReconciliationLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -43,9 +43,9 @@ func reconciliationQuery(_ context.Context, r *natsx.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return idBody[bank.ReconciliationQuery]{ID: r.Param("id"), Body: q}, nil
+	return natsx.WithID[bank.ReconciliationQuery]{ID: r.Param("id"), Body: q}, nil
 }
 
 func historyDays(_ context.Context, r *natsx.Request) (any, error) {
-	return intParam(r.Query, "days", bankv1.DefaultHistoryDays, 1, bankv1.MaxHistoryDays)
+	return natsx.IntQuery(r.Query, "days", bankv1.DefaultHistoryDays, 1, bankv1.MaxHistoryDays)
 }

@@ -38,13 +38,13 @@ func FileRoutes(svc *bank.Service) []natsx.Route {
 		return natsx.Created(res), nil
 	}
 	return []natsx.Route{
-		{Subject: bankv1.SubjectStatementsUpload, Decode: withID[gatewayv1.UploadRequest], Endpoint: natsx.Typed(func(ctx context.Context, r idBody[gatewayv1.UploadRequest]) (*natsx.Response, error) {
+		{Subject: bankv1.SubjectStatementsUpload, Decode: natsx.DecodeWithID[gatewayv1.UploadRequest], Endpoint: natsx.Typed(func(ctx context.Context, r natsx.WithID[gatewayv1.UploadRequest]) (*natsx.Response, error) {
 			return answer(svc.SubmitFile(ctx, natsx.Claims(ctx).TenantID, r.ID, r.Body))
 		})},
 		{Subject: bankv1.SubjectStatementsImportFile, Decode: natsx.JSON[gatewayv1.UploadRequest], Endpoint: natsx.Typed(func(ctx context.Context, in gatewayv1.UploadRequest) (*natsx.Response, error) {
 			return answer(svc.SubmitFile(ctx, natsx.Claims(ctx).TenantID, "", in))
 		})},
-		{Subject: bankv1.SubjectImportsGet, Decode: param("id"), Endpoint: natsx.Typed(func(ctx context.Context, id string) (bankv1.ImportJob, error) {
+		{Subject: bankv1.SubjectImportsGet, Decode: natsx.PathParam("id"), Endpoint: natsx.Typed(func(ctx context.Context, id string) (bankv1.ImportJob, error) {
 			return svc.ImportJob(ctx, natsx.Claims(ctx).TenantID, id)
 		})},
 	}

@@ -17,11 +17,11 @@ import (
 func ReconcileRoutes(r *bank.Reconciler) []natsx.Route {
 	tenant := func(ctx context.Context) string { return natsx.Claims(ctx).TenantID }
 	return []natsx.Route{
-		{Subject: bankv1.SubjectTransactionsReconcile, Idempotent: true, Decode: withID[bankv1.ReconcileInput], Endpoint: natsx.Typed(
-			func(ctx context.Context, in idBody[bankv1.ReconcileInput]) (bankv1.Reconciled, error) {
+		{Subject: bankv1.SubjectTransactionsReconcile, Idempotent: true, Decode: natsx.DecodeWithID[bankv1.ReconcileInput], Endpoint: natsx.Typed(
+			func(ctx context.Context, in natsx.WithID[bankv1.ReconcileInput]) (bankv1.Reconciled, error) {
 				return r.Reconcile(ctx, tenant(ctx), in.ID, in.Body)
 			})},
-		{Subject: bankv1.SubjectTransactionsUnmatch, Idempotent: true, Decode: param("id"), Endpoint: natsx.Typed(
+		{Subject: bankv1.SubjectTransactionsUnmatch, Idempotent: true, Decode: natsx.PathParam("id"), Endpoint: natsx.Typed(
 			func(ctx context.Context, id string) (bankv1.Unmatched, error) {
 				return r.Unmatch(ctx, tenant(ctx), id)
 			})},
@@ -38,11 +38,11 @@ func ReconcileRoutes(r *bank.Reconciler) []natsx.Route {
 				}
 				return natsx.Created(g), nil
 			})},
-		{Subject: bankv1.SubjectEvidencePut, Idempotent: true, Decode: withID[bankv1.EvidenceInput], Endpoint: natsx.Typed(
-			func(ctx context.Context, in idBody[bankv1.EvidenceInput]) (bankv1.EvidenceReply, error) {
+		{Subject: bankv1.SubjectEvidencePut, Idempotent: true, Decode: natsx.DecodeWithID[bankv1.EvidenceInput], Endpoint: natsx.Typed(
+			func(ctx context.Context, in natsx.WithID[bankv1.EvidenceInput]) (bankv1.EvidenceReply, error) {
 				return r.PutEvidence(ctx, tenant(ctx), in.ID, in.Body)
 			})},
-		{Subject: bankv1.SubjectEvidenceGet, Decode: param("id"), Endpoint: natsx.Typed(
+		{Subject: bankv1.SubjectEvidenceGet, Decode: natsx.PathParam("id"), Endpoint: natsx.Typed(
 			func(ctx context.Context, id string) (bankv1.EvidenceReply, error) {
 				return r.Evidence(ctx, tenant(ctx), id)
 			})},

@@ -9,7 +9,7 @@ import (
 )
 
 func suggestionQuery(_ context.Context, r *natsx.Request) (any, error) {
-	limit, err := intParam(r.Query, "limit", bankv1.DefaultSuggestionsLimit, 1, bankv1.MaxSuggestionsLimit)
+	limit, err := natsx.IntQuery(r.Query, "limit", bankv1.DefaultSuggestionsLimit, 1, bankv1.MaxSuggestionsLimit)
 	if err != nil {
 		return nil, err
 	}

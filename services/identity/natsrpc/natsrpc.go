@@ -38,26 +38,26 @@ func Routes(svc *identity.Service) []natsx.Route {
 
 		{Subject: identityv1.SubjectKeysList, Decode: natsx.Nothing, Endpoint: caller(listed(svc.ListKeys, func(ks []identity.APIKey) keyList { return keyList{ks} }))},
 		{Subject: identityv1.SubjectKeysCreate, Decode: natsx.JSON[identity.CreateKeyInput], Endpoint: caller(created(svc.CreateKey))},
-		{Subject: identityv1.SubjectKeysDelete, Decode: param("id"), Endpoint: caller(done(svc.RevokeKey))},
+		{Subject: identityv1.SubjectKeysDelete, Decode: natsx.PathParam("id"), Endpoint: caller(done(svc.RevokeKey))},
 
 		{Subject: identityv1.SubjectUsersList, Decode: natsx.Nothing, Endpoint: caller(listed(svc.ListUsers, func(us []identity.User) userList { return userList{us} }))},
 		{Subject: identityv1.SubjectUsersInvite, Decode: natsx.JSON[identity.InviteInput], Endpoint: caller(created(svc.InviteUser))},
 		{Subject: identityv1.SubjectUsersUpdate, Decode: paramAnd[identity.UserPatch]("id"), Endpoint: caller(func(ctx context.Context, c *auth.Claims, in withParam[identity.UserPatch]) (identity.User, error) {
 			return svc.UpdateUser(ctx, c, in.Param, in.Body)
 		})},
-		{Subject: identityv1.SubjectUsersDelete, Decode: param("id"), Endpoint: caller(done(svc.DeleteUser))},
+		{Subject: identityv1.SubjectUsersDelete, Decode: natsx.PathParam("id"), Endpoint: caller(done(svc.DeleteUser))},
 
 		{Subject: identityv1.SubjectTenantGet, Decode: natsx.Nothing, Endpoint: caller(nothing(svc.Tenant))},
 		{Subject: identityv1.SubjectTenantUpdate, Decode: natsx.JSON[identity.TenantPatch], Endpoint: caller(svc.UpdateTenant)},
 
 		{Subject: identityv1.SubjectOAuthAppsList, Decode: natsx.Nothing, Endpoint: caller(listed(svc.ListApps, func(as []identity.App) appList { return appList{as} }))},
-		{Subject: identityv1.SubjectOAuthAppsDelete, Decode: param("clientId"), Endpoint: caller(done(svc.RevokeApp))},
+		{Subject: identityv1.SubjectOAuthAppsDelete, Decode: natsx.PathParam("clientId"), Endpoint: caller(done(svc.RevokeApp))},
 		{Subject: identityv1.SubjectOAuthClientsList, Decode: natsx.Nothing, Endpoint: caller(listed(svc.ListClients, func(cs []identity.OAuthClient) clientList { return clientList{cs} }))},
 		{Subject: identityv1.SubjectOAuthClientsPut, Decode: paramAnd[identity.ClientInput]("clientId"), Endpoint: caller(putClient(svc))},
 
 		{Subject: identityv1.SubjectAdminTenantsList, Decode: pageQuery, Endpoint: caller(svc.ListTenants)},
 		{Subject: identityv1.SubjectAdminTenantsCreate, Decode: natsx.JSON[identity.TenantPatch], Endpoint: caller(created(svc.CreateTenant))},
-		{Subject: identityv1.SubjectAdminTenantsDelete, Decode: param("id"), Endpoint: caller(done(svc.DeactivateTenant))},
+		{Subject: identityv1.SubjectAdminTenantsDelete, Decode: natsx.PathParam("id"), Endpoint: caller(done(svc.DeactivateTenant))},
 
 		{Subject: identityv1.SubjectAuditList, Decode: auditQuery, Endpoint: caller(svc.ListAudit)},
 	}
@@ -144,11 +144,6 @@ func putClient(svc *identity.Service) callerFunc[withParam[identity.ClientInput]
 type withParam[T any] struct {
 	Param string
 	Body  T
-}
-
-// param decodes the path parameter name.
-func param(name string) natsx.DecodeFunc {
-	return func(_ context.Context, r *natsx.Request) (any, error) { return r.Param(name), nil }
 }
 
 // paramAnd decodes the path parameter name and the body as a T.

@@ -3,7 +3,6 @@ package natsrpc
 import (
 	"context"
 	"net/url"
-	"strconv"
 	"time"
 
 	"github.com/ledgerplatform/ledger/pkg/errs"
@@ -34,29 +33,6 @@ func answer[T any](v T, rec *ledger.IdemRecord, err error) func(status int) (*na
 		}
 		return &natsx.Response{Status: status, Body: v}, nil
 	}
-}
-
-// param decodes a path parameter.
-func param(name string) natsx.DecodeFunc {
-	return func(_ context.Context, r *natsx.Request) (any, error) { return r.Param(name), nil }
-}
-
-// query decodes an optional query parameter.
-func query(name string) natsx.DecodeFunc {
-	return func(_ context.Context, r *natsx.Request) (any, error) { return r.Query.Get(name), nil }
-}
-
-// withID is a request naming a resource by its path parameter.
-type withID[T any] struct {
-	ID   string
-	Body T
-}
-
-// idAnd decodes the path parameter id and a JSON body.
-func idAnd[T any](_ context.Context, r *natsx.Request) (any, error) {
-	in := withID[T]{ID: r.Param("id")}
-	err := natsx.Decode(r.Body, &in.Body)
-	return in, err
 }
 
 type adjustBody struct {
@@ -97,7 +73,7 @@ func documentBody(d ledger.Document) page {
 
 func taxCodePatch(_ context.Context, r *natsx.Request) (any, error) {
 	p, err := ledger.ParseTaxCodePatch(r.Body)
-	return withID[ledger.TaxCodePatch]{ID: r.Param("code"), Body: p}, err
+	return natsx.WithID[ledger.TaxCodePatch]{ID: r.Param("code"), Body: p}, err
 }
 
 func includeInactive(_ context.Context, r *natsx.Request) (any, error) {
@@ -122,10 +98,10 @@ func boolQuery(r *natsx.Request, name string) (bool, error) {
 // and offset.
 func limits(q url.Values, def, max int, limit, offset *int) error {
 	var err error
-	if *limit, err = intParam(q, "limit", def, 1, max); err != nil || offset == nil {
+	if *limit, err = natsx.IntQuery(q, "limit", def, 1, max); err != nil || offset == nil {
 		return err
 	}
-	*offset, err = intParam(q, "offset", 0, 0, 1<<31-1)
+	*offset, err = natsx.IntQuery(q, "offset", 0, 0, 1<<31-1)
 	return err
 }
 
@@ -144,7 +120,7 @@ func accountSearch(_ context.Context, r *natsx.Request) (any, error) {
 
 func entriesQuery(_ context.Context, r *natsx.Request) (any, error) {
 	q := r.Query
-	eq := withID[ledger.EntriesQuery]{ID: r.Param("number"), Body: ledger.EntriesQuery{StartDate: q.Get("startDate"), EndDate: q.Get("endDate")}}
+	eq := natsx.WithID[ledger.EntriesQuery]{ID: r.Param("number"), Body: ledger.EntriesQuery{StartDate: q.Get("startDate"), EndDate: q.Get("endDate")}}
 	err := limits(q, ledger.DefaultEntriesLimit, ledger.MaxEntriesLimit, &eq.Body.Limit, &eq.Body.Offset)
 	return eq, err
 }
@@ -206,17 +182,4 @@ func accountNumber(s string) bool {
 		}
 	}
 	return true
-}
-
-// intParam parses an optional integer query parameter within bounds.
-func intParam(q url.Values, name string, def, lo, hi int) (int, error) {
-	s := q.Get(name)
-	if s == "" {
-		return def, nil
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < lo || n > hi {
-		return 0, errs.Invalid("invalid query parameter "+name, errs.Field(name, "must be an integer from "+strconv.Itoa(lo)+" to "+strconv.Itoa(hi)))
-	}
-	return n, nil
 }

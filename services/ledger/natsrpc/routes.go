@@ -34,7 +34,7 @@ func Routes(svc *ledger.Service) []natsx.Route {
 			entries, err := svc.Journal(ctx, tenant(ctx), f)
 			return page{"entries": entries, "limit": f.Limit, "offset": f.Offset}, err
 		})},
-		{Subject: ledgerv1.SubjectJournalGet, Decode: param("intent_id"), Endpoint: natsx.Typed(func(ctx context.Context, id string) (*ledger.IntentDetail, error) {
+		{Subject: ledgerv1.SubjectJournalGet, Decode: natsx.PathParam("intent_id"), Endpoint: natsx.Typed(func(ctx context.Context, id string) (*ledger.IntentDetail, error) {
 			return svc.Intent(ctx, tenant(ctx), id)
 		})},
 		{Subject: ledgerv1.SubjectJournalVerify, Decode: fullChain, Endpoint: natsx.Typed(func(ctx context.Context, full bool) (ledger.Verification, error) {
@@ -92,14 +92,14 @@ func Routes(svc *ledger.Service) []natsx.Route {
 			hits, err := svc.SearchAccounts(ctx, tenant(ctx), f)
 			return page{"accounts": hits}, err
 		})},
-		{Subject: ledgerv1.SubjectAccountsEntries, Decode: entriesQuery, Endpoint: natsx.Typed(func(ctx context.Context, q withID[ledger.EntriesQuery]) (*ledger.AccountEntries, error) {
+		{Subject: ledgerv1.SubjectAccountsEntries, Decode: entriesQuery, Endpoint: natsx.Typed(func(ctx context.Context, q natsx.WithID[ledger.EntriesQuery]) (*ledger.AccountEntries, error) {
 			return svc.AccountEntries(ctx, tenant(ctx), q.ID, q.Body)
 		})},
 		{Subject: ledgerv1.SubjectTaxCodesList, Decode: includeInactive, Endpoint: natsx.Typed(func(ctx context.Context, all bool) (ledgerv1.TaxCodeList, error) {
 			codes, err := svc.TaxCodes(ctx, tenant(ctx), all)
 			return ledgerv1.TaxCodeList{TaxCodes: codes}, err
 		})},
-		{Subject: ledgerv1.SubjectTaxCodesUpdate, Decode: taxCodePatch, Endpoint: natsx.Typed(func(ctx context.Context, p withID[ledger.TaxCodePatch]) (*natsx.Response, error) {
+		{Subject: ledgerv1.SubjectTaxCodesUpdate, Decode: taxCodePatch, Endpoint: natsx.Typed(func(ctx context.Context, p natsx.WithID[ledger.TaxCodePatch]) (*natsx.Response, error) {
 			return answer(svc.UpdateTaxCode(ctx, request(ctx, "rest"), p.ID, p.Body))(200)
 		})},
 
@@ -110,7 +110,7 @@ func Routes(svc *ledger.Service) []natsx.Route {
 			d, created, err := svc.UploadDocument(ctx, request(ctx, "rest"), u.ContentType, u.Body)
 			return &natsx.Response{Status: map[bool]int{true: 201, false: 200}[created], Body: documentBody(d)}, err
 		})},
-		{Subject: ledgerv1.SubjectDocumentsFile, Decode: param("id"), Endpoint: natsx.Typed(func(ctx context.Context, id string) (*natsx.Response, error) {
+		{Subject: ledgerv1.SubjectDocumentsFile, Decode: natsx.PathParam("id"), Endpoint: natsx.Typed(func(ctx context.Context, id string) (*natsx.Response, error) {
 			d, content, err := svc.DocumentFile(ctx, tenant(ctx), id)
 			return &natsx.Response{Raw: content, ContentType: d.MimeType, Disposition: d.Disposition()}, err
 		})},
@@ -127,35 +127,35 @@ func Routes(svc *ledger.Service) []natsx.Route {
 			count, pending, err := svc.ReviewCount(ctx, tenant(ctx), status)
 			return ledgerv1.ReviewCount{Count: count, Pending: pending}, err
 		})},
-		{Subject: ledgerv1.SubjectReviewNext, Decode: query("after_id"), Endpoint: natsx.Typed(func(ctx context.Context, afterID string) (*ledger.ReviewItem, error) {
+		{Subject: ledgerv1.SubjectReviewNext, Decode: natsx.QueryParam("after_id"), Endpoint: natsx.Typed(func(ctx context.Context, afterID string) (*ledger.ReviewItem, error) {
 			return svc.NextReviewItem(ctx, tenant(ctx), afterID)
 		})},
-		{Subject: ledgerv1.SubjectReviewGet, Decode: param("id"), Endpoint: natsx.Typed(func(ctx context.Context, id string) (*ledger.ReviewItem, error) {
+		{Subject: ledgerv1.SubjectReviewGet, Decode: natsx.PathParam("id"), Endpoint: natsx.Typed(func(ctx context.Context, id string) (*ledger.ReviewItem, error) {
 			return svc.ReviewItem(ctx, tenant(ctx), id)
 		})},
-		{Subject: ledgerv1.SubjectReviewDelete, Decode: param("id"), Endpoint: natsx.Typed(func(ctx context.Context, id string) (ledger.DeleteResult, error) {
+		{Subject: ledgerv1.SubjectReviewDelete, Decode: natsx.PathParam("id"), Endpoint: natsx.Typed(func(ctx context.Context, id string) (ledger.DeleteResult, error) {
 			return svc.DeleteReview(ctx, request(ctx, "review_queue"), id)
 		})},
 		// Applying an instruction twice would change the draft twice.
-		{Subject: ledgerv1.SubjectReviewAdjust, Idempotent: true, Decode: idAnd[adjustBody], Endpoint: natsx.Typed(func(ctx context.Context, in withID[adjustBody]) (ledger.AdjustResult, error) {
+		{Subject: ledgerv1.SubjectReviewAdjust, Idempotent: true, Decode: natsx.DecodeWithID[adjustBody], Endpoint: natsx.Typed(func(ctx context.Context, in natsx.WithID[adjustBody]) (ledger.AdjustResult, error) {
 			idem.Reply(ctx, func(v any) any {
 				u := v.(ledger.DraftUpdate)
 				return ledger.AdjustResult{LouSuggestion: u.Item.LouSuggestion, Applied: u.Change.Applied}
 			})
 			return svc.AdjustReview(ctx, request(ctx, "review_queue"), in.ID, in.Body.Instruction)
 		})},
-		{Subject: ledgerv1.SubjectReviewConfirm, Decode: idAnd[confirmBody], Endpoint: natsx.Typed(func(ctx context.Context, in withID[confirmBody]) (*natsx.Response, error) {
+		{Subject: ledgerv1.SubjectReviewConfirm, Decode: natsx.DecodeWithID[confirmBody], Endpoint: natsx.Typed(func(ctx context.Context, in natsx.WithID[confirmBody]) (*natsx.Response, error) {
 			res, err := svc.ConfirmReview(ctx, request(ctx, "review_queue"), in.ID, in.Body.SkipDuplicateCheck)
 			return natsx.Created(res), err
 		})},
-		{Subject: ledgerv1.SubjectReviewDraft, Decode: idAnd[draftBody], Endpoint: natsx.Typed(func(ctx context.Context, in withID[draftBody]) (page, error) {
+		{Subject: ledgerv1.SubjectReviewDraft, Decode: natsx.DecodeWithID[draftBody], Endpoint: natsx.Typed(func(ctx context.Context, in natsx.WithID[draftBody]) (page, error) {
 			if in.Body.LouSuggestion == nil {
 				return nil, missing("lou_suggestion", "the full draft: booking_date, description, lines")
 			}
 			sug, err := svc.UpdateReviewDraft(ctx, request(ctx, "review_queue"), in.ID, *in.Body.LouSuggestion)
 			return page{"lou_suggestion": sug}, err
 		})},
-		{Subject: ledgerv1.SubjectReviewOverride, Decode: idAnd[overrideBody], Endpoint: natsx.Typed(func(ctx context.Context, in withID[overrideBody]) (*natsx.Response, error) {
+		{Subject: ledgerv1.SubjectReviewOverride, Decode: natsx.DecodeWithID[overrideBody], Endpoint: natsx.Typed(func(ctx context.Context, in natsx.WithID[overrideBody]) (*natsx.Response, error) {
 			if in.Body.BookingDraft == nil {
 				return nil, missing("booking_draft", "the booking to post instead: booking_date, description, lines")
 			}

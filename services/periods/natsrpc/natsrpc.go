@@ -23,11 +23,11 @@ func Routes(svc *periods.Service) []natsx.Route {
 		{Subject: periodsv1.SubjectList, Decode: natsx.Nothing, Endpoint: asCaller(func(ctx context.Context, c *auth.Claims, _ struct{}) ([]periodsv1.Period, error) {
 			return svc.List(ctx, c)
 		})},
-		{Subject: periodsv1.SubjectSoftLock, Decode: param("period"), Endpoint: asCaller(svc.SoftLock), Idempotent: true},
-		{Subject: periodsv1.SubjectLock, Decode: param("period"), Endpoint: asCaller(ok(svc.Lock)), Idempotent: true},
-		{Subject: periodsv1.SubjectReopen, Decode: param("period"), Endpoint: asCaller(ok(svc.Reopen)), Idempotent: true},
-		{Subject: periodsv1.SubjectCreateAdjustment, Decode: param("year"), Endpoint: asCaller(created(ok(svc.CreateAdjustment))), Idempotent: true},
-		{Subject: periodsv1.SubjectTasksList, Decode: query("period"), Endpoint: asCaller(svc.Tasks)},
+		{Subject: periodsv1.SubjectSoftLock, Decode: natsx.PathParam("period"), Endpoint: asCaller(svc.SoftLock), Idempotent: true},
+		{Subject: periodsv1.SubjectLock, Decode: natsx.PathParam("period"), Endpoint: asCaller(ok(svc.Lock)), Idempotent: true},
+		{Subject: periodsv1.SubjectReopen, Decode: natsx.PathParam("period"), Endpoint: asCaller(ok(svc.Reopen)), Idempotent: true},
+		{Subject: periodsv1.SubjectCreateAdjustment, Decode: natsx.PathParam("year"), Endpoint: asCaller(created(ok(svc.CreateAdjustment))), Idempotent: true},
+		{Subject: periodsv1.SubjectTasksList, Decode: natsx.QueryParam("period"), Endpoint: asCaller(svc.Tasks)},
 		{Subject: periodsv1.SubjectTasksCreate, Decode: natsx.JSON[periods.TaskInput], Endpoint: asCaller(created(svc.CreateTask)), Idempotent: true},
 		{Subject: periodsv1.SubjectTasksUpdate, Decode: decodeTaskChange, Endpoint: asCaller(func(ctx context.Context, c *auth.Claims, r taskChange) (periodsv1.Task, error) {
 			return svc.UpdateTask(ctx, c, r.ID, r.Change)
@@ -74,14 +74,6 @@ func created[Req, Resp any](f func(context.Context, *auth.Claims, Req) (Resp, er
 		}
 		return natsx.Created(v), nil
 	}
-}
-
-func param(name string) natsx.DecodeFunc {
-	return func(_ context.Context, r *natsx.Request) (any, error) { return r.Param(name), nil }
-}
-
-func query(name string) natsx.DecodeFunc {
-	return func(_ context.Context, r *natsx.Request) (any, error) { return r.Query.Get(name), nil }
 }
 
 // taskChange is a change to the manual task ID.

@@ -1,0 +1,52 @@
+package natsx
+
+import (
+	"context"
+	"net/url"
+	"strconv"
+
+	"github.com/ledgerplatform/ledger/pkg/errs"
+)
+
+// The decoders every service's route table uses.
+
+// PathParam decodes the path parameter name.
+func PathParam(name string) DecodeFunc {
+	return func(_ context.Context, r *Request) (any, error) { return r.Param(name), nil }
+}
+
+// QueryParam decodes the query parameter name, "" when absent.
+func QueryParam(name string) DecodeFunc {
+	return func(_ context.Context, r *Request) (any, error) { return r.Query.Get(name), nil }
+}
+
+// IntQuery parses the optional integer query parameter name within
+// [lo, hi]; absent, it is def.
+func IntQuery(q url.Values, name string, def, lo, hi int) (int, error) {
+	s := q.Get(name)
+	if s == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < lo || n > hi {
+		return 0, errs.Invalid("invalid query parameter "+name, errs.Field(name, "must be an integer from "+strconv.Itoa(lo)+" to "+strconv.Itoa(hi)))
+	}
+	return n, nil
+}
+
+// WithID is a request on a resource: its path parameter id and its
+// strictly decoded body.
+type WithID[T any] struct {
+	ID   string
+	Body T
+}
+
+// DecodeWithID decodes the path parameter id and the body as a T
+// (Decode's rules).
+func DecodeWithID[T any](_ context.Context, r *Request) (any, error) {
+	in := WithID[T]{ID: r.Param("id")}
+	if err := Decode(r.Body, &in.Body); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
