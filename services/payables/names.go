@@ -3,6 +3,7 @@ package payables
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -26,7 +27,8 @@ var legalForms = func() map[string]bool {
 
 // NameKey is the form in which vendor names are compared for duplicates:
 // lower case, ä ö ü ß as ae oe ue ss, other accents dropped, dots removed
-// (so "e.K." stays one token), other punctuation a word break, and the
+// (so "e.K." stays one token), other punctuation a word break, single
+// letters in a row joined ("e. K." as "ek", "A. B. C." as "abc"), and the
 // legal-form tokens left out. A name of legal-form tokens only keeps them,
 // so that it still has a key. The unique index on the stored key decides
 // duplicates; changing this function needs a migration that recomputes
@@ -43,7 +45,7 @@ func NameKey(name string) string {
 			b.WriteRune(' ')
 		}
 	}
-	all := strings.Fields(b.String())
+	all := joinInitials(strings.Fields(b.String()))
 	var kept []string
 	for _, t := range all {
 		if !legalForms[t] {
@@ -54,4 +56,22 @@ func NameKey(name string) string {
 		kept = all
 	}
 	return strings.Join(kept, " ")
+}
+
+// joinInitials joins single-letter tokens in a row into one: the spaced
+// abbreviations "e. K." and "e. V." are then the tokens their unspaced
+// forms are, and "A B C Bau" is "ABC Bau".
+func joinInitials(tokens []string) []string {
+	var out []string
+	initials := false
+	for _, t := range tokens {
+		single := utf8.RuneCountInString(t) == 1
+		if single && initials {
+			out[len(out)-1] += t
+			continue
+		}
+		out = append(out, t)
+		initials = single
+	}
+	return out
 }
