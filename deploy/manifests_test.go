@@ -314,7 +314,7 @@ func TestSecretsPerWorkload(t *testing.T) {
 			}
 		}
 	}
-	for _, w := range []string{"gateway", "identity", "ledger", "bank", "receivables", "periods", "reporting"} {
+	for _, w := range []string{"gateway", "identity", "ledger", "bank", "receivables", "payables", "periods", "reporting"} {
 		if _, ok := refs[w]; !ok {
 			t.Errorf("no Deployment %s in deploy/k8s", w)
 		}
@@ -354,7 +354,7 @@ func TestComposeSecrets(t *testing.T) {
 	if err := yaml.Unmarshal(b, &c); err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"gateway", "identity", "ledger", "bank", "receivables", "periods", "reporting"} {
+	for _, w := range []string{"gateway", "identity", "ledger", "bank", "receivables", "payables", "periods", "reporting"} {
 		env, ok := c.Services[w]
 		if !ok {
 			t.Errorf("no service %s in docker-compose.yml", w)

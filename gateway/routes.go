@@ -4,6 +4,7 @@ import (
 	"github.com/ledgerplatform/ledger/contracts/bankv1"
 	"github.com/ledgerplatform/ledger/contracts/identityv1"
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
+	"github.com/ledgerplatform/ledger/contracts/payablesv1"
 	"github.com/ledgerplatform/ledger/contracts/periodsv1"
 	"github.com/ledgerplatform/ledger/contracts/receivablesv1"
 	"github.com/ledgerplatform/ledger/contracts/reportingv1"
@@ -137,6 +138,11 @@ var Routes = []Route{
 	{"POST", "/v1/debtors", "debitoren:write", receivablesv1.SubjectDebtorsCreate, 0},
 	{"GET", "/v1/debtors/{id}", "debitoren:read", receivablesv1.SubjectDebtorsGet, 0},
 	{"PATCH", "/v1/debtors/{id}", "debitoren:write", receivablesv1.SubjectDebtorsUpdate, 0},
+
+	{"GET", "/v1/vendors", "kreditoren:read", payablesv1.SubjectVendorsList, 0},
+	{"POST", "/v1/vendors", "kreditoren:write", payablesv1.SubjectVendorsCreate, 0},
+	{"GET", "/v1/vendors/{id}", "kreditoren:read", payablesv1.SubjectVendorsGet, 0},
+	{"PATCH", "/v1/vendors/{id}", "kreditoren:write", payablesv1.SubjectVendorsUpdate, 0},
 
 	{"GET", "/v1/periods", "perioden:read", periodsv1.SubjectList, 0},
 	{"POST", "/v1/periods/{period}/soft-lock", "perioden:write", periodsv1.SubjectSoftLock, 0},

@@ -59,6 +59,14 @@ var paymentTerms = obj(nil, map[string]any{
 	"cash_discount_days": integer("days within which the Skonto applies, 0 to 365; with a rate fewer than days"),
 })
 
+// vendorAddress is a vendor's optional address; every part is optional.
+var vendorAddress = obj(nil, map[string]any{
+	"street":  str("street and house number; empty to remove"),
+	"zip":     str("postal code; empty to remove"),
+	"city":    str("city; empty to remove"),
+	"country": str("ISO 3166-1 alpha-2 code, e.g. DE; empty to remove"),
+})
+
 var tools = []tool{
 	{"whoami", "Who the credential belongs to: tenant, key or user, scopes.", "GET /v1/auth/me", obj(nil, map[string]any{})},
 	{"search_accounts", "Find SKR04 accounts by number prefix or name part (e.g. 'bank', '68').", "GET /v1/accounts/search",
@@ -216,6 +224,41 @@ var tools = []tool{
 			"receivable_account": str("SKR04 asset account receivables post to"),
 			"is_active":          boolean("false to deactivate, true to activate again"),
 			"idempotency_key":    idemArg,
+		})},
+	{"list_vendors", "The tenant's vendors (suppliers whose invoices it receives, Kreditoren), by name: tax number, VAT ID, IBAN and BIC, address, default expense account, notes, active or not, and open_amount (what is still open of their posted incoming invoices).", "GET /v1/vendors",
+		obj(nil, map[string]any{
+			"search":    str("optional text found in the name or VAT ID, case-blind"),
+			"is_active": boolean("optional: true for active vendors only, false for deactivated ones"),
+			"limit":     integer("1 to 500, default 50"),
+			"offset":    integer("default 0"),
+		})},
+	{"get_vendor", "One vendor with tax number, VAT ID, bank details, address, default account, notes and open amount.", "GET /v1/vendors/{id}",
+		obj([]string{"id"}, map[string]any{"id": str("vendor id (UUID); see list_vendors")})},
+	{"create_vendor", "Add a vendor (supplier). Only the name is required. A name another vendor has (ignoring case, umlaut spelling, punctuation and legal form: Müller GmbH = MUELLER GMBH = Müller) is DUPLICATE_NAME, likewise DUPLICATE_TAX_ID and DUPLICATE_VAT_ID. The VAT ID is checked against its EU country's format, the IBAN by its check digits, default_account against the chart.", "POST /v1/vendors",
+		obj([]string{"name"}, map[string]any{
+			"name":            str("name of the company or person, at most 255 characters, e.g. Bürobedarf Nord GmbH"),
+			"tax_id":          str("optional German tax number (Steuernummer), digits and /, e.g. 143/123/45678"),
+			"vat_id":          str("optional EU VAT ID (USt-IdNr.) with its country prefix, e.g. DE123456789"),
+			"iban":            str("optional IBAN the vendor is paid to (spaces allowed)"),
+			"bic":             str("optional BIC, 8 or 11 characters"),
+			"address":         vendorAddress,
+			"default_account": str("optional SKR04 account its invoices are posted to, e.g. 5400 or 6815; must exist in the chart"),
+			"notes":           str("optional notes, at most 2000 characters"),
+			"idempotency_key": idemArg,
+		})},
+	{"update_vendor", "Change a vendor: give only the fields to change (address part by part). An empty tax_id, vat_id, iban, bic, default_account or notes removes it; is_active false deactivates the vendor (vendors are never deleted).", "PATCH /v1/vendors/{id}",
+		obj([]string{"id"}, map[string]any{
+			"id":              str("vendor id (UUID); see list_vendors"),
+			"name":            str("name of the company or person"),
+			"tax_id":          str("German tax number; empty to remove"),
+			"vat_id":          str("EU VAT ID with its country prefix; empty to remove"),
+			"iban":            str("IBAN; empty to remove"),
+			"bic":             str("BIC; empty to remove"),
+			"address":         vendorAddress,
+			"default_account": str("SKR04 account its invoices are posted to; empty to remove"),
+			"notes":           str("notes; empty to remove"),
+			"is_active":       boolean("false to deactivate, true to activate again"),
+			"idempotency_key": idemArg,
 		})},
 	{"list_periods", "Accounting periods with their lock status and booking counts.", "GET /v1/periods", obj(nil, map[string]any{})},
 	{"soft_lock_period", "Soft-lock a month (YYYY-MM): no postings until reopened.", "POST /v1/periods/{period}/soft-lock",

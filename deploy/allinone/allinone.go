@@ -23,6 +23,7 @@ import (
 	"github.com/ledgerplatform/ledger/services/bank/bankd"
 	"github.com/ledgerplatform/ledger/services/identity/identityd"
 	"github.com/ledgerplatform/ledger/services/ledger/ledgerd"
+	"github.com/ledgerplatform/ledger/services/payables/payablesd"
 	"github.com/ledgerplatform/ledger/services/periods/periodsd"
 	"github.com/ledgerplatform/ledger/services/receivables/receivablesd"
 	"github.com/ledgerplatform/ledger/services/reporting/reportingd"
@@ -37,6 +38,7 @@ var Services = []func(getenv func(string) string) (daemon.Service, error){
 	reportingd.Service,
 	bankd.Service,
 	receivablesd.Service,
+	payablesd.Service,
 }
 
 // Config gathers every part's configuration.

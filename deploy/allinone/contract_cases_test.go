@@ -70,6 +70,7 @@ type fixture struct {
 	tenantDel                           string // operator: a tenant to deactivate
 	bankAccount, bankTx                 string
 	debtor                              string
+	vendor                              string
 	rec                                 *reconFixture // reconciliation and evidence (contract_reconcile_test.go)
 	operatorKey                         string
 }
@@ -164,6 +165,9 @@ func newFixture(t *testing.T, p *platform, label string) *fixture {
 	f.debtor = p.must(201, "POST", "/v1/debtors", a, map[string]any{"name": "Fixture Kunde " + label,
 		"address": map[string]any{"street": "Hauptstr. 1", "zip": "10115", "city": "Berlin"}, "vat_id": "DE123456789",
 		"payment_terms": map[string]any{"days": 30, "cash_discount_rate": json.Number("2"), "cash_discount_days": 10}}).str("id")
+	f.vendor = p.must(201, "POST", "/v1/vendors", a, map[string]any{"name": "Fixture Lieferant " + label, "tax_id": "21/815/08150",
+		"vat_id": "DE123456789", "iban": "DE89370400440532013000", "bic": "COBADEFFXXX",
+		"address": map[string]any{"street": "Hafenstr. 1", "zip": "20457", "city": "Hamburg"}, "default_account": "6815"}).str("id")
 	f.grantClient, f.grantRevoke = "app-"+label, "app-del-"+label
 	for _, c := range []string{f.grantClient, f.grantRevoke} {
 		if _, err := p.owner.Exec(ctx, "INSERT INTO identity.oauth_grants (tenant_id, client_id, client_name, scopes) VALUES ($1, $2, $3, '{journal:read}')", f.tenant, c, "App "+c); err != nil {
@@ -460,6 +464,33 @@ var happyCases = map[string][]happyCase{
 				"payment_terms": map[string]any{"days": 25, "cash_discount_rate": json.Number("1.5"), "cash_discount_days": 7}}})
 		},
 		mcp: func(f *fixture, args map[string]any) { args["name"] = "Fixture Kunde per MCP" }}},
+
+	// Vendors.
+	"listVendors": {
+		{name: "filtered", build: func(f *fixture) happyReq {
+			return getAs(f, qs("search", "fixture", "is_active", "true", "limit", "10", "offset", "0"))
+		}},
+		{name: "default", build: func(f *fixture) happyReq { return getAs(f, nil) }},
+	},
+	// The MCP run creates another vendor: the same name, tax number or VAT
+	// ID again would be a duplicate.
+	"createVendor": {{build: func(f *fixture) happyReq { return f.as(happyReq{example: true}) },
+		battery: func(f *fixture) happyReq {
+			return f.as(happyReq{body: map[string]any{"name": "Batterie Lieferant GmbH", "tax_id": "2181508150005", "vat_id": "ATU12345678",
+				"iban": "AT611904300234573201", "bic": "BKAUATWW", "default_account": "5400", "notes": "Batterie",
+				"address": map[string]any{"street": "Batteriestr. 1", "zip": "1010", "city": "Wien", "country": "AT"}}})
+		},
+		mcp: func(f *fixture, args map[string]any) {
+			args["name"], args["tax_id"], args["vat_id"] = "Fixture Lieferant per MCP", "143/123/99999", "DE111111111"
+		}}},
+	"getVendor": {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.vendor)}) }}},
+	"updateVendor": {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.vendor), example: true}) },
+		battery: func(f *fixture) happyReq {
+			return f.as(happyReq{params: pathID("id", f.vendor), body: map[string]any{"name": "Batterie Lieferant", "tax_id": "",
+				"vat_id": "", "iban": "", "bic": "", "default_account": "5400", "notes": "geändert", "is_active": false,
+				"address": map[string]any{"street": "Batteriestr. 2", "zip": "1010", "city": "Wien", "country": "AT"}}})
+		},
+		mcp: func(f *fixture, args map[string]any) { args["name"] = "Fixture Lieferant per MCP geändert" }}},
 
 	// Periods and closing.
 	"listPeriods":            {{build: func(f *fixture) happyReq { return getAs(f, nil) }}},

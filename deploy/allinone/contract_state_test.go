@@ -28,7 +28,7 @@ var stateIgnoredColumns = map[string][]string{
 	"identity.api_keys": {"last_used_at", "call_count"},
 }
 
-var stateSchemas = []string{"identity", "ledger", "periods", "reporting", "bank", "receivables"}
+var stateSchemas = []string{"identity", "ledger", "periods", "reporting", "bank", "receivables", "payables"}
 
 type stateProbe struct {
 	p        *platform

@@ -16,6 +16,7 @@ import (
 	"github.com/ledgerplatform/ledger/contracts/gatewayv1"
 	"github.com/ledgerplatform/ledger/contracts/identityv1"
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
+	"github.com/ledgerplatform/ledger/contracts/payablesv1"
 	"github.com/ledgerplatform/ledger/contracts/periodsv1"
 	"github.com/ledgerplatform/ledger/contracts/receivablesv1"
 	"github.com/ledgerplatform/ledger/contracts/reportingv1"
@@ -72,7 +73,7 @@ func service(name string, owns, consumes, events []string, calls ...string) Perm
 var Table = map[string]Permissions{
 	Gateway: func() Permissions {
 		p := common(Gateway, []string{gatewayv1.StreamCalls}, nil, []string{
-			"identity.v1.>", "ledger.v1.>", "periods.v1.>", "reporting.v1.>", "bank.v1.>", "receivables.v1.>", gatewayv1.CallsFilter,
+			"identity.v1.>", "ledger.v1.>", "periods.v1.>", "reporting.v1.>", "bank.v1.>", "receivables.v1.>", "payables.v1.>", gatewayv1.CallsFilter,
 			// Readiness: authentication fails closed when identity is gone.
 			"$SRV.PING." + identityv1.ServiceName,
 		}, []string{identityv1.EventsFilter})
@@ -98,6 +99,8 @@ var Table = map[string]Permissions{
 		ledgerv1.SubjectJournalReverse, ledgerv1.SubjectAccountBalance),
 	receivablesv1.ServiceName: service(receivablesv1.ServiceName, []string{receivablesv1.StreamEvents}, nil,
 		[]string{receivablesv1.EventsFilter}, ledgerv1.SubjectAccountGet),
+	payablesv1.ServiceName: service(payablesv1.ServiceName, []string{payablesv1.StreamEvents}, nil,
+		[]string{payablesv1.EventsFilter}, ledgerv1.SubjectAccountGet),
 }
 
 // The uploads bucket (gatewayv1.UploadsBucket, JetStream stream

@@ -66,7 +66,7 @@ func Routes(svc *ledger.Service) []natsx.Route {
 			}
 			return svc.PostFor(ctx, r)
 		})},
-		{Subject: ledgerv1.SubjectAccountGet, Callers: []string{"bank", "receivables"}, Decode: natsx.JSON[ledgerv1.AccountGet], Endpoint: natsx.Typed(func(ctx context.Context, r ledgerv1.AccountGet) (ledger.Account, error) {
+		{Subject: ledgerv1.SubjectAccountGet, Callers: []string{"bank", "receivables", "payables"}, Decode: natsx.JSON[ledgerv1.AccountGet], Endpoint: natsx.Typed(func(ctx context.Context, r ledgerv1.AccountGet) (ledger.Account, error) {
 			tenant, err := natsx.Tenant(ctx, r.TenantID)
 			if err != nil {
 				return ledger.Account{}, err

@@ -1,0 +1,112 @@
+// Package payablesd declares the payables service for the daemon: its
+// schema, the stream it owns and its route table.
+package payablesd
+
+import (
+	"context"
+	"net/url"
+	"strconv"
+
+	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
+	"github.com/ledgerplatform/ledger/contracts/payablesv1"
+	"github.com/ledgerplatform/ledger/pkg/daemon"
+	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/idem"
+	"github.com/ledgerplatform/ledger/pkg/natsx"
+	"github.com/ledgerplatform/ledger/services/payables"
+	"github.com/ledgerplatform/ledger/services/payables/postgres"
+)
+
+// Service declares the payables service.
+func Service(func(string) string) (daemon.Service, error) {
+	return daemon.Service{
+		Name: payablesv1.ServiceName,
+		DB:   postgres.Schema,
+		// The stream its invoice and payment-run events will go to;
+		// created now, so that consumers written against it find it.
+		Streams: []natsx.Stream{{Name: payablesv1.StreamEvents, Subjects: []string{payablesv1.EventsFilter}}},
+		Build: func(_ context.Context, env daemon.Env) (daemon.Parts, error) {
+			svc := payables.New(postgres.New(env.Pool), ledgerv1.Client{C: env.Client})
+			return daemon.Parts{Routes: Routes(svc)}, nil
+		},
+	}, nil
+}
+
+// Routes is the payables service's route table.
+func Routes(svc *payables.Service) []natsx.Route {
+	return []natsx.Route{
+		{Subject: payablesv1.SubjectVendorsList, Decode: vendorFilter, Endpoint: natsx.Typed(func(ctx context.Context, f payablesv1.VendorFilter) (payablesv1.VendorList, error) {
+			return svc.Vendors(ctx, natsx.Claims(ctx).TenantID, f)
+		})},
+		{Subject: payablesv1.SubjectVendorsCreate, Idempotent: true, Decode: natsx.JSON[payablesv1.VendorInput], Endpoint: natsx.Typed(func(ctx context.Context, in payablesv1.VendorInput) (*natsx.Response, error) {
+			idem.Reply(ctx, func(v any) any { return natsx.Created(v) })
+			d, err := svc.CreateVendor(ctx, natsx.Claims(ctx).TenantID, in)
+			if err != nil {
+				return nil, err
+			}
+			return natsx.Created(d), nil
+		})},
+		{Subject: payablesv1.SubjectVendorsGet, Decode: param("id"), Endpoint: natsx.Typed(func(ctx context.Context, id string) (payables.Vendor, error) {
+			return svc.Vendor(ctx, natsx.Claims(ctx).TenantID, id)
+		})},
+		{Subject: payablesv1.SubjectVendorsUpdate, Idempotent: true, Decode: withID[payablesv1.VendorUpdate], Endpoint: natsx.Typed(func(ctx context.Context, r idBody[payablesv1.VendorUpdate]) (payables.Vendor, error) {
+			return svc.UpdateVendor(ctx, natsx.Claims(ctx).TenantID, r.ID, r.Body)
+		})},
+	}
+}
+
+// vendorFilter reads the query of GET /v1/vendors.
+func vendorFilter(_ context.Context, r *natsx.Request) (any, error) {
+	f := payablesv1.VendorFilter{Search: r.Query.Get("search")}
+	var err error
+	if f.Limit, err = intParam(r.Query, "limit", payables.DefaultVendorsLimit, 1, payables.MaxVendorsLimit); err != nil {
+		return nil, err
+	}
+	if f.Offset, err = intParam(r.Query, "offset", 0, 0, 1<<31-1); err != nil {
+		return nil, err
+	}
+	switch v := r.Query.Get("is_active"); v {
+	case "":
+	case "true", "false":
+		b := v == "true"
+		f.IsActive = &b
+	default:
+		return nil, errs.Invalid("invalid query parameter is_active", errs.Field("is_active", "true or false"))
+	}
+	if len([]rune(f.Search)) > payables.MaxSearchLength {
+		return nil, errs.Invalid("invalid query parameter search", errs.Field("search", "at most 100 characters"))
+	}
+	return f, nil
+}
+
+// intParam parses an optional integer query parameter within bounds.
+func intParam(q url.Values, name string, def, lo, hi int) (int, error) {
+	s := q.Get(name)
+	if s == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < lo || n > hi {
+		return 0, errs.Invalid("invalid query parameter "+name, errs.Field(name, "must be an integer from "+strconv.Itoa(lo)+" to "+strconv.Itoa(hi)))
+	}
+	return n, nil
+}
+
+func param(name string) natsx.DecodeFunc {
+	return func(_ context.Context, r *natsx.Request) (any, error) { return r.Param(name), nil }
+}
+
+// idBody is a request on a resource: its path id and the strictly decoded
+// body.
+type idBody[T any] struct {
+	ID   string
+	Body T
+}
+
+func withID[T any](_ context.Context, r *natsx.Request) (any, error) {
+	var v T
+	if err := natsx.Decode(r.Body, &v); err != nil {
+		return nil, err
+	}
+	return idBody[T]{ID: r.Param("id"), Body: v}, nil
+}
