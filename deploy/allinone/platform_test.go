@@ -93,6 +93,14 @@ func startPlatformWithout(t testing.TB, overrides env, without ...string) *platf
 // laid over them.
 func platformConfig(t testing.TB, vars, overrides env) allinone.Config {
 	t.Helper()
+	// Tests run platforms side by side on one Postgres (max_connections
+	// 100 by default): each service's pool is kept small unless a test
+	// asks for more.
+	for _, name := range []string{"IDENTITY", "LEDGER", "PERIODS", "REPORTING", "BANK", "RECEIVABLES", "PAYABLES"} {
+		if _, ok := vars[name+"_DB_MAX_CONNS"]; !ok {
+			vars[name+"_DB_MAX_CONNS"] = "8"
+		}
+	}
 	maps.Copy(vars, overrides)
 	cfg, err := allinone.LoadConfig(func(k string) string { return vars[k] })
 	if err != nil {
