@@ -96,7 +96,8 @@ var Table = map[string]Permissions{
 	"bank": service("bank", []string{bankv1.StreamEvents}, []string{ledgerv1.StreamEvents},
 		[]string{bankv1.EventsFilter}, ledgerv1.SubjectPost, ledgerv1.SubjectReviewCreate, ledgerv1.SubjectAccountGet,
 		ledgerv1.SubjectJournalReverse, ledgerv1.SubjectAccountBalance),
-	receivablesv1.ServiceName: service(receivablesv1.ServiceName, []string{receivablesv1.StreamEvents}, nil,
+	// The receivables consume the bank's reconciliations: invoices paid.
+	receivablesv1.ServiceName: service(receivablesv1.ServiceName, []string{receivablesv1.StreamEvents}, []string{bankv1.StreamEvents},
 		[]string{receivablesv1.EventsFilter}, ledgerv1.SubjectAccountGet),
 }
 
