@@ -137,6 +137,9 @@ var Routes = []Route{
 	{"POST", "/v1/debtors", "debitoren:write", receivablesv1.SubjectDebtorsCreate, 0},
 	{"GET", "/v1/debtors/{id}", "debitoren:read", receivablesv1.SubjectDebtorsGet, 0},
 	{"PATCH", "/v1/debtors/{id}", "debitoren:write", receivablesv1.SubjectDebtorsUpdate, 0},
+	{"GET", "/v1/outgoing-invoices", "debitoren:read", receivablesv1.SubjectOutgoingInvoicesList, 0},
+	{"GET", "/v1/outgoing-invoices/open-items", "debitoren:read", receivablesv1.SubjectOutgoingOpenItems, 0},
+	{"GET", "/v1/sales-invoices/open-items", "debitoren:read", receivablesv1.SubjectSalesInvoiceOpenItems, 0},
 
 	{"GET", "/v1/periods", "perioden:read", periodsv1.SubjectList, 0},
 	{"POST", "/v1/periods/{period}/soft-lock", "perioden:write", periodsv1.SubjectSoftLock, 0},
