@@ -70,6 +70,7 @@ type fixture struct {
 	tenantDel                           string // operator: a tenant to deactivate
 	bankAccount, bankTx                 string
 	debtor                              string
+	salesInvoice                        string        // a posted sales invoice of the debtor, open (receivables_openitems_e2e_test.go)
 	rec                                 *reconFixture // reconciliation and evidence (contract_reconcile_test.go)
 	operatorKey                         string
 }
@@ -164,6 +165,7 @@ func newFixture(t *testing.T, p *platform, label string) *fixture {
 	f.debtor = p.must(201, "POST", "/v1/debtors", a, map[string]any{"name": "Fixture Kunde " + label,
 		"address": map[string]any{"street": "Hauptstr. 1", "zip": "10115", "city": "Berlin"}, "vat_id": "DE123456789",
 		"payment_terms": map[string]any{"days": 30, "cash_discount_rate": json.Number("2"), "cash_discount_days": 10}}).str("id")
+	f.salesInvoice = insertSalesInvoice(t, p, f.tenant, f.debtor, "RE-2025-00001", "2025-03-01", "2099-03-31", "595.00", "")
 	f.grantClient, f.grantRevoke = "app-"+label, "app-del-"+label
 	for _, c := range []string{f.grantClient, f.grantRevoke} {
 		if _, err := p.owner.Exec(ctx, "INSERT INTO identity.oauth_grants (tenant_id, client_id, client_name, scopes) VALUES ($1, $2, $3, '{journal:read}')", f.tenant, c, "App "+c); err != nil {
@@ -451,6 +453,19 @@ var happyCases = map[string][]happyCase{
 				"vat_id":  "ATU12345678", "email": "batterie@example.de", "leitweg_id": "991-33333TEST-33", "receivable_account": "1200",
 				"payment_terms": map[string]any{"days": 20, "cash_discount_rate": json.Number("3"), "cash_discount_days": 5}}})
 		}}},
+	// Outgoing invoices and open items.
+	"listOutgoingInvoices": {
+		{name: "filtered", build: func(f *fixture) happyReq {
+			return getAs(f, qs("customer_id", f.debtor, "status", "open", "type", "invoice", "start_date", "2025-01-01", "end_date", "2025-12-31",
+				"limit", "10", "offset", "0"))
+		}},
+		{name: "default", build: func(f *fixture) happyReq { return getAs(f, nil) }},
+	},
+	"listReceivablesOpenItems": {{build: func(f *fixture) happyReq { return getAs(f, nil) }}},
+	"listSalesInvoiceOpenItems": {
+		{name: "filtered", build: func(f *fixture) happyReq { return getAs(f, qs("debtor_id", f.debtor, "period", "2025-03")) }},
+		{name: "default", build: func(f *fixture) happyReq { return getAs(f, nil) }},
+	},
 	"getDebtor": {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.debtor)}) }}},
 	"updateDebtor": {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.debtor), example: true}) },
 		battery: func(f *fixture) happyReq {

@@ -12,10 +12,14 @@ import (
 
 // insertSalesInvoice writes a posted sales invoice as the schema owner,
 // standing in for the finalisation: a receivable of gross posted under
-// intent (a ledger intent of the tenant, so the bank can settle it).
+// intent (a ledger intent of the tenant, so the bank can settle it; a
+// new id when empty).
 func insertSalesInvoice(t testing.TB, p *platform, tenant, debtor, number, date, due, gross, intent string) string {
 	t.Helper()
 	id := uuid.NewString()
+	if intent == "" {
+		intent = uuid.NewString()
+	}
 	_, err := p.owner.Exec(context.Background(), `INSERT INTO receivables.sales_invoices (id, tenant_id, debtor_id, type, state, number,
 			invoice_date, due_date, lines, total_net, total_tax, total_gross, booking_intent_id, document_id, xml, pdf)
 		VALUES ($1, $2, $3, 'invoice', 'posted', $4, $5, $6, '[]', round($7::numeric / 1.19, 2), $7::numeric - round($7::numeric / 1.19, 2), $7::numeric, $8, $9, '\x3c3e', '\x25')`,
@@ -114,6 +118,8 @@ func TestReceivablesPayments(t *testing.T) {
 	p.expectInvalid([]string{"limit"}, "GET", "/v1/outgoing-invoices?limit=0", reader, nil)
 	p.expectInvalid([]string{"offset"}, "GET", "/v1/outgoing-invoices?offset=-1", reader, nil)
 	p.expectInvalid([]string{"debtor_id", "period"}, "GET", "/v1/sales-invoices/open-items?debtor_id=1&period=2026-3", reader, nil)
+	p.expectError(404, "NOT_FOUND", "GET", "/v1/outgoing-invoices?customer_id="+uuid.NewString(), reader, nil)
+	p.expectError(404, "NOT_FOUND", "GET", "/v1/sales-invoices/open-items?debtor_id="+uuid.NewString(), reader, nil)
 	for _, path := range []string{"/v1/outgoing-invoices", "/v1/outgoing-invoices/open-items", "/v1/sales-invoices/open-items"} {
 		p.expectError(403, "FORBIDDEN", "GET", path, outsider, nil)
 		p.expectError(401, "UNAUTHENTICATED", "GET", path, "", nil)

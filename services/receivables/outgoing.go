@@ -94,6 +94,19 @@ type OutgoingStore interface {
 	// by debtor name and invoice date; debtorID and period (YYYY-MM) narrow
 	// them when not empty.
 	OpenInvoices(ctx context.Context, tenantID, debtorID, period string) ([]SalesDocument, error)
+	// Debtor reads one debtor; an unknown id is NOT_FOUND.
+	Debtor(ctx context.Context, tenantID, id string) (Debtor, error)
+}
+
+// checkDebtor answers NOT_FOUND for a debtor filter naming no debtor of
+// the tenant (another tenant's included), rather than an empty list that
+// would look like a customer without invoices.
+func (o *Outgoing) checkDebtor(ctx context.Context, tenantID, id string) error {
+	if id == "" {
+		return nil
+	}
+	_, err := o.store.Debtor(ctx, tenantID, id)
+	return err
 }
 
 // Outgoing answers the views of outgoing invoices and open items.
@@ -172,6 +185,9 @@ func (o *Outgoing) OutgoingInvoices(ctx context.Context, tenantID string, f rece
 	if err := CheckOutgoingFilter(f); err != nil {
 		return receivablesv1.OutgoingInvoiceList{}, err
 	}
+	if err := o.checkDebtor(ctx, tenantID, f.CustomerID); err != nil {
+		return receivablesv1.OutgoingInvoiceList{}, err
+	}
 	today := o.today()
 	ds, err := o.store.SalesDocuments(ctx, tenantID, OutgoingQuery{OutgoingFilter: f, Today: today})
 	if err != nil {
@@ -240,6 +256,9 @@ func CheckOpenItemsFilter(f receivablesv1.OpenItemsFilter) error {
 // each with what remains of it.
 func (o *Outgoing) OpenItems(ctx context.Context, tenantID string, f receivablesv1.OpenItemsFilter) (receivablesv1.OpenItemList, error) {
 	if err := CheckOpenItemsFilter(f); err != nil {
+		return receivablesv1.OpenItemList{}, err
+	}
+	if err := o.checkDebtor(ctx, tenantID, f.DebtorID); err != nil {
 		return receivablesv1.OpenItemList{}, err
 	}
 	ds, err := o.store.OpenInvoices(ctx, tenantID, f.DebtorID, f.Period)
