@@ -97,7 +97,10 @@ var Table = map[string]Permissions{
 		[]string{bankv1.EventsFilter}, ledgerv1.SubjectPost, ledgerv1.SubjectReviewCreate, ledgerv1.SubjectAccountGet,
 		ledgerv1.SubjectJournalReverse, ledgerv1.SubjectAccountBalance),
 	receivablesv1.ServiceName: service(receivablesv1.ServiceName, []string{receivablesv1.StreamEvents}, nil,
-		[]string{receivablesv1.EventsFilter}, ledgerv1.SubjectAccountGet),
+		[]string{receivablesv1.EventsFilter}, ledgerv1.SubjectAccountGet,
+		// Issuing sales invoices: the tax codes, the PDF as a document,
+		// the receivable's posting and the seller's master data.
+		ledgerv1.SubjectTaxCodesList, ledgerv1.SubjectDocumentsUpload, ledgerv1.SubjectPost, identityv1.SubjectTenantGet),
 }
 
 // The uploads bucket (gatewayv1.UploadsBucket, JetStream stream
