@@ -18,20 +18,6 @@ const (
 	TypeCreditNote = "credit_note"
 )
 
-// Statuses of an outgoing invoice as the views show it: a draft; a posted
-// document open, partially paid (or credited), paid (nothing remains) or
-// overdue (nothing paid and past its due date); pending while its posting
-// is under way, void when the ledger refused it.
-const (
-	StatusDraft         = "draft"
-	StatusOpen          = "open"
-	StatusPartiallyPaid = "partially_paid"
-	StatusPaid          = "paid"
-	StatusOverdue       = "overdue"
-	StatusPending       = "pending"
-	StatusVoid          = "void"
-)
-
 // Limits of SubjectOutgoingInvoicesList.
 const (
 	DefaultOutgoingLimit = 100

@@ -96,9 +96,11 @@ var Table = map[string]Permissions{
 	"bank": service("bank", []string{bankv1.StreamEvents}, []string{ledgerv1.StreamEvents},
 		[]string{bankv1.EventsFilter}, ledgerv1.SubjectPost, ledgerv1.SubjectReviewCreate, ledgerv1.SubjectAccountGet,
 		ledgerv1.SubjectJournalReverse, ledgerv1.SubjectAccountBalance),
-	// The receivables consume the bank's reconciliations: invoices paid.
 	receivablesv1.ServiceName: service(receivablesv1.ServiceName, []string{receivablesv1.StreamEvents}, []string{bankv1.StreamEvents},
-		[]string{receivablesv1.EventsFilter}, ledgerv1.SubjectAccountGet),
+		[]string{receivablesv1.EventsFilter}, ledgerv1.SubjectAccountGet,
+		// Issuing sales invoices: the tax codes, the PDF as a document,
+		// the receivable's posting and the seller's master data.
+		ledgerv1.SubjectTaxCodesList, ledgerv1.SubjectDocumentsUpload, ledgerv1.SubjectPost, identityv1.SubjectTenantGet),
 }
 
 // The uploads bucket (gatewayv1.UploadsBucket, JetStream stream

@@ -28,7 +28,8 @@ func Service(func(string) string) (daemon.Service, error) {
 		Build: func(_ context.Context, env daemon.Env) (daemon.Parts, error) {
 			store := postgres.New(env.Pool)
 			svc := receivables.New(store, ledgerv1.Client{C: env.Client})
-			routes := append(Routes(svc), OutgoingRoutes(receivables.NewOutgoing(store, nil))...)
+			inv := receivables.NewInvoicing(store, store, invoiceLedger{env.Client}, tenantProfile{env.Client})
+			routes := append(append(Routes(svc), InvoiceRoutes(inv)...), OutgoingRoutes(receivables.NewOutgoing(store, nil))...)
 			return daemon.Parts{Routes: routes, Consumers: []natsx.Consumer{Payments(store)}}, nil
 		},
 	}, nil
