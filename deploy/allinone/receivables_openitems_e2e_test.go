@@ -1,13 +1,20 @@
 package allinone_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
+
+	"github.com/ledgerplatform/ledger/services/receivables/einvoice/einvoicetest"
 )
 
 // insertSalesInvoice writes a posted sales invoice as the schema owner,
@@ -127,5 +134,118 @@ func TestReceivablesPayments(t *testing.T) {
 	stranger, _ := p.newTenant("Fremde Offene Posten GmbH")
 	if n := len(p.must(200, "GET", "/v1/outgoing-invoices", stranger, nil).list("invoices")); n != 0 {
 		t.Fatalf("another tenant sees %d invoices", n)
+	}
+}
+
+// cancelSetup is a tenant that can issue invoices: seller master data,
+// the payment account, a debtor, and keys.
+type cancelSetup struct {
+	p                                 *platform
+	tenant, admin, rw, reader, debtor string
+}
+
+func newCancelSetup(t *testing.T, company string) *cancelSetup {
+	p, admin, tenant := setup(t, nil, company)
+	s := &cancelSetup{p: p, tenant: tenant, admin: admin}
+	s.rw = p.apiKey(admin, "debitoren:read", "debitoren:write", "journal:read")
+	s.reader = p.apiKey(admin, "debitoren:read")
+	p.must(200, "PATCH", "/v1/tenant", admin, map[string]any{"legal_form": "GmbH", "vat_id": "DE123456789", "tax_id": "2893081508152",
+		"address": map[string]any{"street": "Lindenstr. 5", "zip": "10969", "city": "Berlin", "country": "DE"}})
+	p.must(200, "PUT", "/v1/receivables/settings", s.rw, map[string]any{"payment_iban": "DE02 1203 0000 0000 2020 51",
+		"contact_name": "Erika Muster", "contact_email": "rechnung@muster.example", "contact_phone": "+49 30 1234567"})
+	s.debtor = p.must(201, "POST", "/v1/debtors", s.rw, map[string]any{"name": "Muster Handel GmbH", "address": berlin(),
+		"vat_id": "DE987654321", "payment_terms": map[string]any{"days": 30}}).str("id")
+	return s
+}
+
+// issue creates and issues an invoice of two lines, 19 % and 7 %.
+func (s *cancelSetup) issue(draft bool) resp {
+	s.p.t.Helper()
+	return s.p.must(201, "POST", "/v1/sales-invoices", s.rw, map[string]any{"debtor_id": s.debtor, "invoice_date": "2026-03-02",
+		"delivery_date": "2026-03-01", "draft": draft, "line_items": []any{
+			map[string]any{"description": "Beratung", "quantity": json.Number("2"), "unit_price": json.Number("100.00"), "tax_code": "USt19"},
+			map[string]any{"description": "Fachbuch", "quantity": json.Number("1"), "unit_price": json.Number("50.00"), "tax_code": "USt7"},
+		}})
+}
+
+// TestSalesInvoiceCancel: cancelling an issued invoice issues a credit
+// note (type 381, own gapless number, naming the invoice) over its full
+// gross that passes the EN 16931 validator, and reverses its receivable
+// in the ledger; the invoice is then credited in full. Drafts, paid,
+// cancelled and unknown invoices are refused.
+func TestSalesInvoiceCancel(t *testing.T) {
+	s := newCancelSetup(t, "Storno GmbH")
+	p := s.p
+	inv := s.issue(false)
+	id, intent := inv.str("invoice_id"), inv.str("booking_intent_id")
+	if inv.str("status") != "overdue" || intent == "" { // due 30 days after 2026-03-02
+		t.Fatalf("issued %s", inv.Raw)
+	}
+
+	p.expectError(403, "FORBIDDEN", "POST", "/v1/sales-invoices/"+id+"/cancel", s.reader, nil)
+	p.expectError(404, "NOT_FOUND", "POST", "/v1/sales-invoices/"+uuid.NewString()+"/cancel", s.rw, nil)
+	p.expectError(404, "NOT_FOUND", "POST", "/v1/sales-invoices/nope/cancel", s.rw, nil)
+	draft := s.issue(true).str("invoice_id")
+	p.expectError(409, "CONFLICT", "POST", "/v1/sales-invoices/"+draft+"/cancel", s.rw, nil)
+	paid := s.issue(false).str("invoice_id")
+	if _, err := p.owner.Exec(context.Background(), `UPDATE receivables.sales_invoices SET paid_amount = 10 WHERE id = $1`, paid); err != nil {
+		t.Fatal(err)
+	}
+	if r := p.expectError(409, "CONFLICT", "POST", "/v1/sales-invoices/"+paid+"/cancel", s.rw, nil); !strings.Contains(r.str("error"), "refund") {
+		t.Fatalf("paid: %s", r.Raw)
+	}
+
+	c := p.must(200, "POST", "/v1/sales-invoices/"+id+"/cancel", s.rw, nil)
+	cn, reversal, number := c.str("credit_note_id"), c.str("reversal_intent_id"), c.str("credit_note_number")
+	// Numbers: the invoice 00001, the paid one 00002, the credit note 00003 (the draft has none).
+	if c.Body["ok"] != true || cn == "" || reversal == "" || !strings.HasSuffix(number, "-00003") {
+		t.Fatalf("cancelled %s", c.Raw)
+	}
+	p.expectError(409, "CONFLICT", "POST", "/v1/sales-invoices/"+id+"/cancel", s.rw, nil)
+	p.expectError(409, "CONFLICT", "POST", "/v1/sales-invoices/"+cn+"/cancel", s.rw, nil)
+
+	// The ledger: the reversal of the invoice's booking, with the credit
+	// note's document on the journal entry of the reversal's intent.
+	rv := p.must(200, "GET", "/v1/journal/"+reversal, s.rw, nil)
+	if rv.str("reverses") != intent {
+		t.Fatalf("reversal %s does not reverse %s", rv.Raw, intent)
+	}
+	bal := p.must(200, "GET", "/v1/accounts/1200/entries", s.rw, nil)
+	// Left on 1200: the paid invoice's 291.50 (2 × 100 + 19 % and 50 + 7 %).
+	if fmt.Sprint(bal.Body["balance"]) != "291.5" {
+		t.Fatalf("receivables after the cancellation: %s", bal.Raw)
+	}
+
+	// The views: the invoice credited in full, the credit note listed.
+	if got := invoiceState(p, s.reader, id); got != "paid 0.00" {
+		t.Fatalf("the cancelled invoice: %s", got)
+	}
+	notes := p.must(200, "GET", "/v1/outgoing-invoices?type=credit_note", s.reader, nil).list("invoices")
+	if len(notes) != 1 || notes[0]["id"] != cn || fmt.Sprint(notes[0]["total_gross"]) != "291.5" || notes[0]["invoice_number"] != number {
+		t.Fatalf("credit notes: %v", notes)
+	}
+	var credited string
+	if err := p.owner.QueryRow(context.Background(), `SELECT credited_amount::text FROM receivables.sales_invoices WHERE id = $1`, id).Scan(&credited); err != nil || credited != "291.50" {
+		t.Fatalf("credited amount %s, %v", credited, err)
+	}
+
+	// The credit note's XML: type 381, the preceding invoice, valid.
+	xml := p.must(200, "GET", "/v1/sales-invoices/"+cn+"/zugferd", s.rw, nil).Raw
+	for _, want := range []string{"<ram:TypeCode>381</ram:TypeCode>", "<ram:InvoiceReferencedDocument>", inv.str("number"), "<ram:GrandTotalAmount>291.50</ram:GrandTotalAmount>"} {
+		if !bytes.Contains(xml, []byte(want)) {
+			t.Errorf("credit note XML lacks %s", want)
+		}
+	}
+	f := filepath.Join(t.TempDir(), "gutschrift.xml")
+	if err := os.WriteFile(f, xml, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for file, findings := range einvoicetest.RunValidator(t, false, f) {
+		if findings != nil {
+			t.Errorf("validator on %s:\n%s", file, strings.Join(findings, "\n"))
+		}
+	}
+	if pdf := p.must(200, "GET", "/v1/sales-invoices/"+cn+"/pdf", s.rw, nil).Raw; !bytes.HasPrefix(pdf, []byte("%PDF")) {
+		t.Fatalf("the credit note's PDF is no PDF")
 	}
 }

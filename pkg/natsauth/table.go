@@ -100,7 +100,9 @@ var Table = map[string]Permissions{
 		[]string{receivablesv1.EventsFilter}, ledgerv1.SubjectAccountGet,
 		// Issuing sales invoices: the tax codes, the PDF as a document,
 		// the receivable's posting and the seller's master data.
-		ledgerv1.SubjectTaxCodesList, ledgerv1.SubjectDocumentsUpload, ledgerv1.SubjectPost, identityv1.SubjectTenantGet),
+		ledgerv1.SubjectTaxCodesList, ledgerv1.SubjectDocumentsUpload, ledgerv1.SubjectPost, identityv1.SubjectTenantGet,
+		// Cancelling one: the reversal of its receivable.
+		ledgerv1.SubjectJournalReverse),
 }
 
 // The uploads bucket (gatewayv1.UploadsBucket, JetStream stream

@@ -30,6 +30,7 @@ func Service(func(string) string) (daemon.Service, error) {
 			svc := receivables.New(store, ledgerv1.Client{C: env.Client})
 			inv := receivables.NewInvoicing(store, store, invoiceLedger{env.Client}, tenantProfile{env.Client})
 			routes := append(append(Routes(svc), InvoiceRoutes(inv)...), OutgoingRoutes(receivables.NewOutgoing(store, nil))...)
+			routes = append(routes, CancelRoutes(receivables.NewCreditNotes(store, creditLedger{invoiceLedger{env.Client}}, nil))...)
 			return daemon.Parts{Routes: routes, Consumers: []natsx.Consumer{Payments(store)}}, nil
 		},
 	}, nil
