@@ -48,7 +48,7 @@ type CreditNoteDraft struct {
 // Original is the state of the invoice a credit note corrects, as the
 // locking transaction reads it.
 type Original struct {
-	Type, State, Number                   string
+	Type, State, Number                    string
 	TotalGross, PaidAmount, CreditedAmount decimal.Decimal
 }
 
