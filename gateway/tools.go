@@ -267,6 +267,8 @@ var tools = []tool{
 		obj([]string{"id"}, map[string]any{"id": str("invoice id (UUID); see list_sales_invoices")})},
 	{"finalize_sales_invoice", "Issue a draft sales invoice (number, e-invoice, PDF, posting), or resume one left pending by an outage.", "POST /v1/sales-invoices/{id}/finalize",
 		obj([]string{"id"}, map[string]any{"id": str("invoice id (UUID)"), "idempotency_key": idemArg})},
+	{"cancel_sales_invoice", "Cancel (Storno) an issued sales invoice with nothing paid or credited: issues a credit note (type 381) over its full gross with its own number, naming the invoice, with XML and PDF, and reverses the invoice's receivable in the ledger. Drafts are not cancelled (just not finalised); a paid invoice cannot be cancelled (refunds are not supported).", "POST /v1/sales-invoices/{id}/cancel",
+		obj([]string{"id"}, map[string]any{"id": str("invoice id (UUID); see list_outgoing_invoices"), "idempotency_key": idemArg})},
 	{"get_receivables_settings", "The invoicing settings: invoice number prefix, IBAN/BIC payments go to, seller contact name, e-mail and phone.", "GET /v1/receivables/settings",
 		obj(nil, map[string]any{})},
 	{"put_receivables_settings", "Change the invoicing settings; give only the fields to change, an empty text removes it. XRechnung invoices need the IBAN and the contact.", "PUT /v1/receivables/settings",

@@ -149,13 +149,28 @@ func newCancelSetup(t *testing.T, company string) *cancelSetup {
 	s := &cancelSetup{p: p, tenant: tenant, admin: admin}
 	s.rw = p.apiKey(admin, "debitoren:read", "debitoren:write", "journal:read")
 	s.reader = p.apiKey(admin, "debitoren:read")
-	p.must(200, "PATCH", "/v1/tenant", admin, map[string]any{"legal_form": "GmbH", "vat_id": "DE123456789", "tax_id": "2893081508152",
-		"address": map[string]any{"street": "Lindenstr. 5", "zip": "10969", "city": "Berlin", "country": "DE"}})
-	p.must(200, "PUT", "/v1/receivables/settings", s.rw, map[string]any{"payment_iban": "DE02 1203 0000 0000 2020 51",
-		"contact_name": "Erika Muster", "contact_email": "rechnung@muster.example", "contact_phone": "+49 30 1234567"})
+	sellerData(p, admin)
 	s.debtor = p.must(201, "POST", "/v1/debtors", s.rw, map[string]any{"name": "Muster Handel GmbH", "address": berlin(),
 		"vat_id": "DE987654321", "payment_terms": map[string]any{"days": 30}}).str("id")
 	return s
+}
+
+// cancelFixture gives the contract test's tenant the seller data
+// invoices need and issues two invoices of debtor to cancel, over REST and
+// over MCP.
+func cancelFixture(p *platform, admin, debtor string) (rest, mcp string) {
+	p.t.Helper()
+	s := &cancelSetup{p: p, admin: admin, rw: admin, debtor: debtor}
+	sellerData(p, admin)
+	return s.issue(false).str("invoice_id"), s.issue(false).str("invoice_id")
+}
+
+func sellerData(p *platform, admin string) {
+	p.t.Helper()
+	p.must(200, "PATCH", "/v1/tenant", admin, map[string]any{"legal_form": "GmbH", "vat_id": "DE123456789", "tax_id": "2893081508152",
+		"address": map[string]any{"street": "Lindenstr. 5", "zip": "10969", "city": "Berlin", "country": "DE"}})
+	p.must(200, "PUT", "/v1/receivables/settings", admin, map[string]any{"payment_iban": "DE02 1203 0000 0000 2020 51",
+		"contact_name": "Erika Muster", "contact_email": "rechnung@muster.example", "contact_phone": "+49 30 1234567"})
 }
 
 // issue creates and issues an invoice of two lines, 19 % and 7 %.
