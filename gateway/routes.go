@@ -141,6 +141,7 @@ var Routes = []Route{
 	{"GET", "/v1/outgoing-invoices/open-items", "debitoren:read", receivablesv1.SubjectOutgoingOpenItems, 0},
 	{"GET", "/v1/sales-invoices/open-items", "debitoren:read", receivablesv1.SubjectSalesInvoiceOpenItems, 0},
 	{"POST", "/v1/sales-invoices/{id}/cancel", "debitoren:write", receivablesv1.SubjectSalesInvoiceCancel, 0},
+	{"POST", "/v1/sales-invoices/{id}/credit-notes", "debitoren:write", receivablesv1.SubjectSalesInvoiceCredit, 0},
 	{"POST", "/v1/sales-invoices", "debitoren:write", receivablesv1.SubjectInvoicesCreate, 0},
 	{"GET", "/v1/sales-invoices", "debitoren:read", receivablesv1.SubjectInvoicesList, 0},
 	{"GET", "/v1/sales-invoices/{id}", "debitoren:read", receivablesv1.SubjectInvoicesGet, 0},

@@ -269,6 +269,17 @@ var tools = []tool{
 		obj([]string{"id"}, map[string]any{"id": str("invoice id (UUID)"), "idempotency_key": idemArg})},
 	{"cancel_sales_invoice", "Cancel (Storno) an issued sales invoice with nothing paid or credited: issues a credit note (type 381) over its full gross with its own number, naming the invoice, with XML and PDF, and reverses the invoice's receivable in the ledger. Drafts are not cancelled (just not finalised); a paid invoice cannot be cancelled (refunds are not supported).", "POST /v1/sales-invoices/{id}/cancel",
 		obj([]string{"id"}, map[string]any{"id": str("invoice id (UUID); see list_outgoing_invoices"), "idempotency_key": idemArg})},
+	{"create_credit_note", "Issue a partial credit note (Gutschrift, type 381) for an issued sales invoice: whole lines, part of a line's quantity, or a net amount off a line (price reduction), with a reason. It gets its own number, XML and PDF, is posted as its own booking (revenue and VAT debited, receivable credited) and lowers what is open of the invoice; it may not credit more than is still open. To cancel a whole unpaid invoice use cancel_sales_invoice.", "POST /v1/sales-invoices/{id}/credit-notes",
+		obj([]string{"id", "line_items", "reason"}, map[string]any{
+			"id": str("invoice id (UUID); see list_outgoing_invoices"),
+			"line_items": map[string]any{"type": "array", "description": "what to credit, per line of the invoice", "items": obj([]string{"line"}, map[string]any{
+				"line":     integer("the invoice's line, from 1"),
+				"quantity": number("optional: credit this quantity of the line at its unit price"),
+				"amount":   number("optional: credit this net amount off the line (price reduction)"),
+			})},
+			"reason":          str("why, printed on the credit note, e.g. Rücksendung von 2 Stück"),
+			"idempotency_key": idemArg,
+		})},
 	{"get_receivables_settings", "The invoicing settings: invoice number prefix, IBAN/BIC payments go to, seller contact name, e-mail and phone.", "GET /v1/receivables/settings",
 		obj(nil, map[string]any{})},
 	{"put_receivables_settings", "Change the invoicing settings; give only the fields to change, an empty text removes it. XRechnung invoices need the IBAN and the contact.", "PUT /v1/receivables/settings",

@@ -28,3 +28,31 @@ type CreditNoteIssued struct {
 	Gross        money.Amount `json:"gross"`
 	Currency     string       `json:"currency"`
 }
+
+// CreditLineInput names what a partial credit note credits of one line of
+// the invoice (Line, from 1): the whole line, Quantity of it at its unit
+// price, or a net Amount off it (a price reduction); not both.
+type CreditLineInput struct {
+	Line     int           `json:"line"`
+	Quantity *money.Amount `json:"quantity,omitempty"`
+	Amount   *money.Amount `json:"amount,omitempty"`
+}
+
+// CreditNoteInput is the body of SubjectSalesInvoiceCredit (POST
+// /v1/sales-invoices/:id/credit-notes).
+type CreditNoteInput struct {
+	LineItems []CreditLineInput `json:"line_items"`
+	Reason    string            `json:"reason"`
+}
+
+// CreditNoteCreated answers SubjectSalesInvoiceCredit.
+type CreditNoteCreated struct {
+	CreditNoteID     string       `json:"credit_note_id"`
+	CreditNoteNumber string       `json:"credit_note_number"`
+	CorrectsID       string       `json:"corrects_id"`
+	BookingIntentID  string       `json:"booking_intent_id"`
+	DocumentID       string       `json:"document_id"`
+	TotalNet         money.Amount `json:"total_net"`
+	TotalTax         money.Amount `json:"total_tax"`
+	TotalGross       money.Amount `json:"total_gross"`
+}

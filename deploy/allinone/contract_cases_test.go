@@ -72,6 +72,7 @@ type fixture struct {
 	debtor                              string
 	salesInvoice                        string        // a posted sales invoice of the debtor, open (receivables_openitems_e2e_test.go)
 	cancelInvoice, cancelInvoiceMCP     string        // issued invoices to cancel (receivables_openitems_e2e_test.go)
+	creditInvoice                       string        // an issued invoice to credit
 	rec                                 *reconFixture // reconciliation and evidence (contract_reconcile_test.go)
 	operatorKey                         string
 }
@@ -167,7 +168,7 @@ func newFixture(t *testing.T, p *platform, label string) *fixture {
 		"address": map[string]any{"street": "Hauptstr. 1", "zip": "10115", "city": "Berlin"}, "vat_id": "DE123456789",
 		"payment_terms": map[string]any{"days": 30, "cash_discount_rate": json.Number("2"), "cash_discount_days": 10}}).str("id")
 	f.salesInvoice = insertSalesInvoice(t, p, f.tenant, f.debtor, "RE-2025-00001", "2025-03-01", "2099-03-31", "595.00", "")
-	f.cancelInvoice, f.cancelInvoiceMCP = cancelFixture(p, f.admin, f.debtor)
+	f.cancelInvoice, f.cancelInvoiceMCP, f.creditInvoice = cancelFixture(p, f.admin, f.debtor)
 	f.grantClient, f.grantRevoke = "app-"+label, "app-del-"+label
 	for _, c := range []string{f.grantClient, f.grantRevoke} {
 		if _, err := p.owner.Exec(ctx, "INSERT INTO identity.oauth_grants (tenant_id, client_id, client_name, scopes) VALUES ($1, $2, $3, '{journal:read}')", f.tenant, c, "App "+c); err != nil {
@@ -470,7 +471,8 @@ var happyCases = map[string][]happyCase{
 	},
 	"cancelSalesInvoice": {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.cancelInvoice)}) },
 		mcp: func(f *fixture, args map[string]any) { args["id"] = f.cancelInvoiceMCP }}},
-	"getDebtor": {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.debtor)}) }}},
+	"createCreditNote": {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.creditInvoice), example: true}) }}},
+	"getDebtor":        {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.debtor)}) }}},
 	"updateDebtor": {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.debtor), example: true}) },
 		battery: func(f *fixture) happyReq {
 			return f.as(happyReq{params: pathID("id", f.debtor), body: map[string]any{"customer_number": "B-2", "name": "Batterie",

@@ -156,13 +156,13 @@ func newCancelSetup(t *testing.T, company string) *cancelSetup {
 }
 
 // cancelFixture gives the contract test's tenant the seller data
-// invoices need and issues two invoices of debtor to cancel, over REST and
-// over MCP.
-func cancelFixture(p *platform, admin, debtor string) (rest, mcp string) {
+// invoices need and issues invoices of debtor: two to cancel, over REST
+// and over MCP, and one to credit.
+func cancelFixture(p *platform, admin, debtor string) (rest, mcp, credit string) {
 	p.t.Helper()
 	s := &cancelSetup{p: p, admin: admin, rw: admin, debtor: debtor}
 	sellerData(p, admin)
-	return s.issue(false).str("invoice_id"), s.issue(false).str("invoice_id")
+	return s.issue(false).str("invoice_id"), s.issue(false).str("invoice_id"), s.issue(false).str("invoice_id")
 }
 
 func sellerData(p *platform, admin string) {
@@ -263,4 +263,94 @@ func TestSalesInvoiceCancel(t *testing.T) {
 	if pdf := p.must(200, "GET", "/v1/sales-invoices/"+cn+"/pdf", s.rw, nil).Raw; !bytes.HasPrefix(pdf, []byte("%PDF")) {
 		t.Fatalf("the credit note's PDF is no PDF")
 	}
+}
+
+// validXML runs the EN 16931 validator on each credit note's XML.
+func validXML(t *testing.T, p *platform, token string, ids ...string) {
+	t.Helper()
+	dir := t.TempDir()
+	var files []string
+	for _, id := range ids {
+		f := filepath.Join(dir, id+".xml")
+		if err := os.WriteFile(f, p.must(200, "GET", "/v1/sales-invoices/"+id+"/zugferd", token, nil).Raw, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	for file, findings := range einvoicetest.RunValidator(t, false, files...) {
+		if findings != nil {
+			t.Errorf("validator on %s:\n%s", file, strings.Join(findings, "\n"))
+		}
+	}
+}
+
+// TestSalesInvoiceCreditNote: partial credit notes of an issued invoice
+// (part of a line's quantity, a price reduction) are issued with their own
+// numbers and valid XML, posted as their own bookings (revenue and VAT
+// debited, the receivable credited) and lower what is open; more than is
+// open, bad lines, drafts and unknown invoices are refused.
+func TestSalesInvoiceCreditNote(t *testing.T) {
+	s := newCancelSetup(t, "Gutschrift GmbH")
+	p := s.p
+	inv := s.issue(false)
+	id := inv.str("invoice_id")
+	path := "/v1/sales-invoices/" + id + "/credit-notes"
+	body := func(reason string, items ...map[string]any) map[string]any {
+		return map[string]any{"line_items": items, "reason": reason}
+	}
+
+	// Refusals first: nothing is issued.
+	p.expectError(403, "FORBIDDEN", "POST", path, s.reader, body("x", map[string]any{"line": 1}))
+	p.expectError(404, "NOT_FOUND", "POST", "/v1/sales-invoices/"+uuid.NewString()+"/credit-notes", s.rw, body("x", map[string]any{"line": 1}))
+	p.expectInvalid([]string{"line_items", "reason"}, "POST", path, s.rw, map[string]any{"line_items": []any{}, "reason": ""})
+	p.expectInvalid([]string{"line_items[1].quantity"}, "POST", path, s.rw, body("x", map[string]any{"line": 1}, map[string]any{"line": 2, "quantity": json.Number("-1")}))
+	p.expectInvalid([]string{"line_items[0].line", "line_items[1].line", "line_items[2]"}, "POST", path, s.rw, body("x",
+		map[string]any{"line": 9}, map[string]any{"line": 9},
+		map[string]any{"line": 2, "quantity": json.Number("1"), "amount": json.Number("1")}))
+	p.expectInvalid([]string{"line_items[0].quantity"}, "POST", path, s.rw, body("x", map[string]any{"line": 1, "quantity": json.Number("3")}))
+	p.expectInvalid([]string{"line_items[0].amount"}, "POST", path, s.rw, body("x", map[string]any{"line": 2, "amount": json.Number("50.01")}))
+	draft := s.issue(true).str("invoice_id")
+	p.expectError(409, "CONFLICT", "POST", "/v1/sales-invoices/"+draft+"/credit-notes", s.rw, body("x", map[string]any{"line": 1}))
+
+	// One of the two consulting hours back: 100 + 19 % VAT.
+	key := []string{"Idempotency-Key", "credit-1"}
+	c1 := p.must(201, "POST", path, s.rw, body("Eine Stunde nicht erbracht", map[string]any{"line": 1, "quantity": json.Number("1")}), key...)
+	if fmt.Sprint(c1.Body["total_gross"]) != "119" || fmt.Sprint(c1.Body["total_tax"]) != "19" || c1.str("corrects_id") != id {
+		t.Fatalf("credit note %s", c1.Raw)
+	}
+	if again := p.must(201, "POST", path, s.rw, body("Eine Stunde nicht erbracht", map[string]any{"line": 1, "quantity": json.Number("1")}), key...); string(again.Raw) != string(c1.Raw) {
+		t.Fatalf("replay %s, first %s", again.Raw, c1.Raw)
+	}
+	entry := p.must(200, "GET", "/v1/journal/"+c1.str("booking_intent_id"), s.rw, nil)
+	var got []string
+	for _, e := range entry.list("entries") {
+		got = append(got, fmt.Sprintf("%s>%s %v", e["account_debit"], e["account_credit"], e["amount"]))
+	}
+	if d := cmp.Diff([]string{"4400>1200 100", "3806>1200 19"}, got); d != "" || entry.str("document_id") != c1.str("document_id") {
+		t.Fatalf("the credit note's booking (-want +got):\n%s\n%s", d, entry.Raw)
+	}
+	// A price reduction of 10.00 net on the book: 10.70 with 7 % VAT.
+	c2 := p.must(201, "POST", path, s.rw, body("Mängelrüge", map[string]any{"line": 2, "amount": json.Number("10")}))
+	if fmt.Sprint(c2.Body["total_gross"]) != "10.7" || c2.str("credit_note_number") == c1.str("credit_note_number") {
+		t.Fatalf("price reduction %s", c2.Raw)
+	}
+	// 291.50 - 119.00 - 10.70 = 161.80 open: the whole first line (238.00) is too much.
+	if r := p.expectError(409, "CONFLICT", "POST", path, s.rw, body("zu viel", map[string]any{"line": 1})); !strings.Contains(r.str("error"), "161.80") {
+		t.Fatalf("too much: %s", r.Raw)
+	}
+	if got := invoiceState(p, s.reader, id); got != "partially_paid 161.80" {
+		t.Fatalf("the credited invoice: %s", got)
+	}
+	if bal := p.must(200, "GET", "/v1/accounts/1200/entries", s.rw, nil); fmt.Sprint(bal.Body["balance"]) != "161.8" {
+		t.Fatalf("receivables: %s", bal.Raw)
+	}
+	grouped := p.must(200, "GET", "/v1/outgoing-invoices/open-items", s.reader, nil).list("customers")
+	if len(grouped) != 1 || fmt.Sprint(grouped[0]["total_open"]) != "291.5" || fmt.Sprint(grouped[0]["credit_note_total"]) != "129.7" ||
+		fmt.Sprint(grouped[0]["net_open"]) != "161.8" {
+		t.Fatalf("open items: %v", grouped)
+	}
+	// The rest can still be cancelled? No: a partly credited invoice is
+	// credited further, not cancelled.
+	p.expectError(409, "CONFLICT", "POST", "/v1/sales-invoices/"+id+"/cancel", s.rw, nil)
+	validXML(t, p, s.rw, c1.str("credit_note_id"), c2.str("credit_note_id"))
 }

@@ -74,11 +74,15 @@ type CreditStore interface {
 	VoidCreditNote(ctx context.Context, tenantID, id, reason string) error
 	// InvoiceFile returns a document's number and PDF (pdf true) or XML.
 	InvoiceFile(ctx context.Context, tenantID, id string, pdf bool) (number string, content []byte, err error)
+	// Debtor reads one debtor (its receivable account).
+	Debtor(ctx context.Context, tenantID, id string) (Debtor, error)
 }
 
-// CreditLedger is what cancelling asks of the ledger.
+// CreditLedger is what cancelling and crediting ask of the ledger.
 type CreditLedger interface {
 	UploadPDF(ctx context.Context, tenantID, filename string, pdf []byte) (string, error)
+	TaxCodes(ctx context.Context, tenantID string) ([]ledgerv1.TaxCode, error)
+	Post(ctx context.Context, r ledgerv1.PostRequest) (ledgerv1.Posted, error)
 	// Reverse reverses an intent under the idempotency key, so that a
 	// retry answers the reversal made the first time.
 	Reverse(ctx context.Context, tenantID, key string, r ledgerv1.ReverseRequest) (ledgerv1.Reversed, error)
@@ -244,7 +248,7 @@ func cancelled(cn InvoiceRecord) receivablesv1.Cancelled {
 func (c *CreditNotes) refused(ctx context.Context, tenantID string, cn InvoiceRecord, step string, err error) error {
 	e := errs.As(err)
 	if e == nil || e.Code == errs.Unavailable || e.Code == errs.Timeout || e.Code == errs.Internal {
-		return errs.Wrap("receivables.Cancel: "+step, err)
+		return errs.Wrap("receivables.CreditNotes: "+step, err)
 	}
 	reason := truncate(step+": "+e.Code+": "+e.Message, 1000)
 	if verr := c.store.VoidCreditNote(ctx, tenantID, cn.ID, reason); verr != nil {
