@@ -201,7 +201,9 @@ type fakeCreditLedger struct {
 func (l *fakeCreditLedger) UploadPDF(context.Context, string, string, []byte) (string, error) {
 	return "8a6e0804-2bd0-4672-b79d-d97027f90710", nil
 }
-func (l *fakeCreditLedger) TaxCodes(context.Context, string) ([]ledgerv1.TaxCode, error) { return nil, nil }
+func (l *fakeCreditLedger) TaxCodes(context.Context, string) ([]ledgerv1.TaxCode, error) {
+	return nil, nil
+}
 func (l *fakeCreditLedger) Post(context.Context, ledgerv1.PostRequest) (ledgerv1.Posted, error) {
 	return ledgerv1.Posted{}, l.fail
 }
