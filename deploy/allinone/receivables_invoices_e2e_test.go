@@ -15,8 +15,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
-	"github.com/pdfcpu/pdfcpu/pkg/api"
 	"github.com/nats-io/nats.go"
+	"github.com/pdfcpu/pdfcpu/pkg/api"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 
 	"github.com/ledgerplatform/ledger/contracts/receivablesv1"
