@@ -27,8 +27,8 @@ func taxCodes() []ledgerv1.TaxCode {
 		c("STF0", ledgerv1.TaxExempt, "0", true), c("USt16", ledgerv1.TaxOutput, "16", false)}
 }
 
-func amt(s string) money.Amount   { return money.MustParse(s) }
-func pamt(s string) *money.Amount { a := money.MustParse(s); return &a }
+func amt(s string) money.Amount    { return money.MustParse(s) }
+func pamt(s string) *money.Amount  { a := money.MustParse(s); return &a }
 func dec(s string) decimal.Decimal { return decimal.RequireFromString(s) }
 
 func line(desc, qty, price string) receivablesv1.LineItemInput {
@@ -147,11 +147,16 @@ func issued(t *testing.T, lines []receivablesv1.LineItemInput, currency string, 
 }
 
 func TestPostingLines(t *testing.T) {
-	with := func(l receivablesv1.LineItemInput, f func(*receivablesv1.LineItemInput)) receivablesv1.LineItemInput { f(&l); return l }
+	with := func(l receivablesv1.LineItemInput, f func(*receivablesv1.LineItemInput)) receivablesv1.LineItemInput {
+		f(&l)
+		return l
+	}
 	rate := func(r, cat string) func(*receivablesv1.LineItemInput) {
 		return func(l *receivablesv1.LineItemInput) { l.TaxCode, l.TaxRate, l.TaxCategory = "", pamt(r), cat }
 	}
-	code := func(c string) func(*receivablesv1.LineItemInput) { return func(l *receivablesv1.LineItemInput) { l.TaxCode = c } }
+	code := func(c string) func(*receivablesv1.LineItemInput) {
+		return func(l *receivablesv1.LineItemInput) { l.TaxCode = c }
+	}
 	for _, tc := range []struct {
 		name     string
 		lines    []receivablesv1.LineItemInput
