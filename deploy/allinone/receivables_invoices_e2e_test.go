@@ -375,6 +375,22 @@ func TestSalesInvoiceRoutes(t *testing.T) {
 		p.expectError(400, "INVALID_INPUT", "GET", "/v1/sales-invoices"+q, reader, nil)
 	}
 
+	// The ledger refuses the posting for good (its period is locked): the
+	// invoice is void, its number accounted for and not given again.
+	p.must(200, "POST", "/v1/periods/2026-01/soft-lock", admin, nil)
+	refused := p.call("POST", "/v1/sales-invoices", w, map[string]any{"debtor_id": d.de, "invoice_date": "2026-01-15", "due_date": far,
+		"line_items": []any{item("Januar", "1", "10", "tax_code", "USt19")}})
+	if refused.Status < 400 || refused.Status >= 500 {
+		t.Fatalf("posting into a locked period: %d %s", refused.Status, refused.Raw)
+	}
+	if got := list("?status=void"); !slices.Equal(got, []string{"RE-2026-00009 void"}) {
+		t.Fatalf("void %v", got)
+	}
+	if next := p.must(201, "POST", "/v1/sales-invoices", w, map[string]any{"debtor_id": d.de, "invoice_date": "2026-03-08", "due_date": far,
+		"line_items": []any{item("Danach", "1", "10", "tax_code", "USt19")}}); next.str("number") != "RE-2026-00010" {
+		t.Fatalf("after the void %s", next.Raw)
+	}
+
 	// Unknown ids, other tenants and missing scopes.
 	for _, path := range []string{"/v1/sales-invoices/" + did, "/v1/sales-invoices/" + did + "/pdf", "/v1/sales-invoices/nope"} {
 		p.expectError(404, "NOT_FOUND", "GET", path, other, nil)
@@ -389,7 +405,7 @@ func TestSalesInvoiceRoutes(t *testing.T) {
 	eventually(t, 10*time.Second, func() error {
 		evMu.Lock()
 		defer evMu.Unlock()
-		if len(issued) != 8 {
+		if len(issued) != 9 {
 			return fmt.Errorf("%d invoice_issued events: %v", len(issued), issued)
 		}
 		return nil
