@@ -181,6 +181,26 @@ func TestSalesInvoiceRoutes(t *testing.T) {
 		if got.str("number") != wantNumber || fmt.Sprint(got.Body["total_gross"]) != k.gross || got.str("status") != "open" || fmt.Sprint(got.Body["remaining"]) != k.gross {
 			t.Fatalf("%s: read back %s", k.name, got.Raw)
 		}
+		if k.name == "mixed" {
+			group := func(cat string, rate, basis, tax float64) any {
+				return map[string]any{"tax_category": cat, "tax_rate": rate, "basis": basis, "tax": tax}
+			}
+			want := []any{group("S", 19, 1000, 190), group("S", 7, 95, 6.65), group("E", 0, 50, 0)}
+			if diff := cmp.Diff(want, got.Body["tax_breakdown"]); diff != "" {
+				t.Fatalf("mixed: tax breakdown (-want +got):\n%s", diff)
+			}
+			var nets []any
+			for _, l := range got.list("lines") {
+				nets = append(nets, []any{l["description"], l["tax_code"], l["net_amount"]})
+			}
+			if diff := cmp.Diff([]any{[]any{"Software", "USt19", 1000.0}, []any{"Fachbuch", "USt7", 95.0}, []any{"Vermittlung", "STF0", 50.0}}, nets); diff != "" {
+				t.Fatalf("mixed: lines (-want +got):\n%s", diff)
+			}
+			if got.str("debtor", "name") != "Muster Handel GmbH" || got.str("service_period", "start") != "2026-02-01" || got.Body["delivery_date"] != nil ||
+				got.str("notes") != "Vielen Dank für Ihren Auftrag." || fmt.Sprint(got.Body["total_tax"]) != "196.65" {
+				t.Fatalf("mixed: read back %s", got.Raw)
+			}
+		}
 		if wantProfile := map[bool]string{true: "XRECHNUNG", false: "EN16931"}[k.xr]; got.str("profile") != wantProfile {
 			t.Fatalf("%s: profile %q", k.name, got.str("profile"))
 		}
