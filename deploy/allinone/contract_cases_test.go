@@ -70,7 +70,7 @@ type fixture struct {
 	tenantDel                           string // operator: a tenant to deactivate
 	bankAccount, bankTx                 string
 	debtor                              string
-	salesInvoice                        string        // a posted sales invoice of the debtor, open (receivables_openitems_e2e_test.go)
+	salesInvoice, salesDraft            string        // an issued sales invoice and a draft
 	cancelInvoice, cancelInvoiceMCP     string        // issued invoices to cancel (receivables_openitems_e2e_test.go)
 	creditInvoice                       string        // an issued invoice to credit
 	rec                                 *reconFixture // reconciliation and evidence (contract_reconcile_test.go)
@@ -167,7 +167,13 @@ func newFixture(t *testing.T, p *platform, label string) *fixture {
 	f.debtor = p.must(201, "POST", "/v1/debtors", a, map[string]any{"name": "Fixture Kunde " + label,
 		"address": map[string]any{"street": "Hauptstr. 1", "zip": "10115", "city": "Berlin"}, "vat_id": "DE123456789",
 		"payment_terms": map[string]any{"days": 30, "cash_discount_rate": json.Number("2"), "cash_discount_days": 10}}).str("id")
-	f.salesInvoice = insertSalesInvoice(t, p, f.tenant, f.debtor, "RE-2025-00001", "2025-03-01", "2099-03-31", "595.00", "")
+	// Sales invoices: the seller's master data and payment account, an issued invoice and a draft.
+	invoiceSeller(p, a)
+	invoiceSettings(p, a)
+	f.salesInvoice = p.must(201, "POST", "/v1/sales-invoices", a, map[string]any{"debtor_id": f.debtor, "invoice_date": "2025-03-03",
+		"line_items": []any{item("Fixture Beratung", "2", "150", "tax_code", "USt19", "unit", "HUR")}}).str("invoice_id")
+	f.salesDraft = p.must(201, "POST", "/v1/sales-invoices", a, map[string]any{"debtor_id": f.debtor, "invoice_date": "2025-03-04", "draft": true,
+		"line_items": []any{item("Fixture Entwurf", "1", "80", "tax_rate", 7)}}).str("invoice_id")
 	f.cancelInvoice, f.cancelInvoiceMCP, f.creditInvoice = cancelFixture(p, f.admin, f.debtor)
 	f.grantClient, f.grantRevoke = "app-"+label, "app-del-"+label
 	for _, c := range []string{f.grantClient, f.grantRevoke} {
@@ -481,6 +487,29 @@ var happyCases = map[string][]happyCase{
 				"payment_terms": map[string]any{"days": 25, "cash_discount_rate": json.Number("1.5"), "cash_discount_days": 7}}})
 		},
 		mcp: func(f *fixture, args map[string]any) { args["name"] = "Fixture Kunde per MCP" }}},
+
+	// Sales invoices.
+	"createSalesInvoice": {{build: func(f *fixture) happyReq {
+		return f.as(happyReq{body: map[string]any{"debtor_id": f.debtor, "invoice_date": "2025-03-05", "due_date": "2025-04-30",
+			"service_period": map[string]any{"start": "2025-02-01", "end": "2025-02-28"}, "notes": "Fixture", "currency": "EUR",
+			"line_items": []any{item("Fixture Wartung", "3", "40.5", "tax_code", "USt19", "unit", "HUR", "discount", json.Number("1.5")),
+				item("Fixture Buch", "1", "20", "tax_rate", 7, "tax_category", "S")}}})
+	}}},
+	"listSalesInvoices": {
+		{name: "filtered", build: func(f *fixture) happyReq {
+			return getAs(f, qs("debtor_id", f.debtor, "status", "open", "from", "2025-01-01", "to", "2025-12-31", "limit", "10", "offset", "0"))
+		}},
+		{name: "default", build: func(f *fixture) happyReq { return getAs(f, nil) }},
+	},
+	"getSalesInvoice":        {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.salesInvoice)}) }}},
+	"finalizeSalesInvoice":   {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.salesDraft)}) }}},
+	"getSalesInvoicePDF":     {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.salesInvoice)}) }}},
+	"getSalesInvoiceXML":     {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.salesInvoice)}) }}},
+	"getReceivablesSettings": {{build: func(f *fixture) happyReq { return getAs(f, nil) }}},
+	"putReceivablesSettings": {{build: func(f *fixture) happyReq {
+		return f.as(happyReq{body: map[string]any{"payment_iban": "DE89370400440532013000", "payment_bic": "COBADEFFXXX", "contact_name": "Max Fixture",
+			"contact_email": "max@fixture.example", "contact_phone": "+49 40 555", "invoice_number_prefix": "AR-"}})
+	}, mcp: func(f *fixture, args map[string]any) { args["contact_name"] = "Mia Fixture" }}},
 
 	// Periods and closing.
 	"listPeriods":            {{build: func(f *fixture) happyReq { return getAs(f, nil) }}},

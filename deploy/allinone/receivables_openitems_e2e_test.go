@@ -155,13 +155,12 @@ func newCancelSetup(t *testing.T, company string) *cancelSetup {
 	return s
 }
 
-// cancelFixture gives the contract test's tenant the seller data
-// invoices need and issues invoices of debtor: two to cancel, over REST
-// and over MCP, and one to credit.
+// cancelFixture issues invoices of debtor for the contract test's tenant
+// (whose seller data the fixture set): two to cancel, over REST and over
+// MCP, and one to credit.
 func cancelFixture(p *platform, admin, debtor string) (rest, mcp, credit string) {
 	p.t.Helper()
 	s := &cancelSetup{p: p, admin: admin, rw: admin, debtor: debtor}
-	sellerData(p, admin)
 	return s.issue(false).str("invoice_id"), s.issue(false).str("invoice_id"), s.issue(false).str("invoice_id")
 }
 

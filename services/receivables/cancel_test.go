@@ -11,7 +11,6 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
-	"github.com/ledgerplatform/ledger/contracts/money"
 	"github.com/ledgerplatform/ledger/contracts/receivablesv1"
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/services/receivables"
@@ -59,8 +58,6 @@ func TestCheckCancelAndCredit(t *testing.T) {
 	}
 }
 
-func amt(s string) *money.Amount { a := money.MustParse(s); return &a }
-
 func TestCreditLines(t *testing.T) {
 	doc := einvoice.Document{Lines: []einvoice.Line{
 		{ID: "1", Description: "Beratung", Quantity: d("3"), UnitCode: "HUR", UnitPrice: d("100"), Discount: d("10"), TaxCategory: "S", TaxRate: d("19"), NetAmount: d("290")},
@@ -74,7 +71,7 @@ func TestCreditLines(t *testing.T) {
 		}
 		return out
 	}
-	got, err := receivables.CreditLines(doc, []receivablesv1.CreditLineInput{{Line: 2}, {Line: 1, Quantity: amt("1")}})
+	got, err := receivables.CreditLines(doc, []receivablesv1.CreditLineInput{{Line: 2}, {Line: 1, Quantity: pamt("1")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,14 +80,14 @@ func TestCreditLines(t *testing.T) {
 	if diff := cmp.Diff(want, show(got)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
-	got, err = receivables.CreditLines(doc, []receivablesv1.CreditLineInput{{Line: 1, Amount: amt("290")}})
+	got, err = receivables.CreditLines(doc, []receivablesv1.CreditLineInput{{Line: 1, Amount: pamt("290")}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff([]line{{"1", "Preisnachlass: Beratung", "1", "C62", "290", "0"}}, show(got)); diff != "" {
 		t.Errorf("price reduction (-want +got):\n%s", diff)
 	}
-	_, err = receivables.CreditLines(doc, []receivablesv1.CreditLineInput{{Line: 1, Amount: amt("290.01")}, {Line: 2, Quantity: amt("1.5")}})
+	_, err = receivables.CreditLines(doc, []receivablesv1.CreditLineInput{{Line: 1, Amount: pamt("290.01")}, {Line: 2, Quantity: pamt("1.5")}})
 	if e := errs.As(err); e == nil || len(e.Details) != 2 || e.Details[0].Field != "line_items[0].amount" || e.Details[1].Field != "line_items[1].quantity" {
 		t.Errorf("too much: %v", err)
 	}

@@ -933,6 +933,16 @@ func (s *Invoicing) Invoice(ctx context.Context, tenantID, id string) (receivabl
 
 // Invoices lists invoices.
 func (s *Invoicing) Invoices(ctx context.Context, tenantID string, f receivablesv1.InvoiceFilter) (receivablesv1.InvoiceList, error) {
+	if f.DebtorID != "" {
+		// Another tenant's debtor is as unknown as no debtor at all.
+		if _, err := s.debtors.Debtor(ctx, tenantID, f.DebtorID); err != nil {
+			if e := errs.As(err); e != nil && e.Code == errs.NotFound {
+				return receivablesv1.InvoiceList{}, &errs.Error{Code: errs.NotFound, Message: "debtor " + f.DebtorID + " not found",
+					Details: []errs.Detail{errs.Field("debtor_id", "no debtor of the tenant")}, Err: err}
+			}
+			return receivablesv1.InvoiceList{}, err
+		}
+	}
 	rs, err := s.store.Invoices(ctx, tenantID, f)
 	if err != nil {
 		return receivablesv1.InvoiceList{}, err
@@ -966,6 +976,7 @@ func (s *Invoicing) PutSettings(ctx context.Context, tenantID string, in receiva
 	if err != nil {
 		return receivablesv1.Settings{}, err
 	}
+	before := cur
 	var c checker
 	set := func(field string, v *string, dst **string, norm func(string) string, check func(string) string) {
 		if v == nil {
@@ -1021,6 +1032,9 @@ func (s *Invoicing) PutSettings(ctx context.Context, tenantID string, in receiva
 	if err := c.err("invalid receivables settings"); err != nil {
 		return receivablesv1.Settings{}, err
 	}
+	if settingsEqual(before, cur) {
+		return cur, errs.E(errs.NoChanges, "the request changes nothing: no field was given or every value equals the current one")
+	}
 	if err := s.store.PutInvoiceSettings(ctx, tenantID, cur); err != nil {
 		return receivablesv1.Settings{}, err
 	}
@@ -1044,4 +1058,10 @@ func einvoiceIBAN(iban string) bool {
 		}
 	}
 	return true
+}
+
+func settingsEqual(a, b receivablesv1.Settings) bool {
+	same := func(x, y *string) bool { return (x == nil && y == nil) || (x != nil && y != nil && *x == *y) }
+	return a.InvoiceNumberPrefix == b.InvoiceNumberPrefix && same(a.PaymentIBAN, b.PaymentIBAN) && same(a.PaymentBIC, b.PaymentBIC) &&
+		same(a.ContactName, b.ContactName) && same(a.ContactEmail, b.ContactEmail) && same(a.ContactPhone, b.ContactPhone)
 }
