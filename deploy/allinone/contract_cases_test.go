@@ -71,6 +71,9 @@ type fixture struct {
 	bankAccount, bankTx                 string
 	debtor                              string
 	vendor                              string
+	salesInvoice, salesDraft            string        // an issued sales invoice and a draft
+	cancelInvoice, cancelInvoiceMCP     string        // issued invoices to cancel (receivables_openitems_e2e_test.go)
+	creditInvoice                       string        // an issued invoice to credit
 	rec                                 *reconFixture // reconciliation and evidence (contract_reconcile_test.go)
 	operatorKey                         string
 }
@@ -168,6 +171,14 @@ func newFixture(t *testing.T, p *platform, label string) *fixture {
 	f.vendor = p.must(201, "POST", "/v1/vendors", a, map[string]any{"name": "Fixture Lieferant " + label, "tax_id": "21/815/08150",
 		"vat_id": "DE123456789", "iban": "DE89370400440532013000", "bic": "COBADEFFXXX",
 		"address": map[string]any{"street": "Hafenstr. 1", "zip": "20457", "city": "Hamburg"}, "default_account": "6815"}).str("id")
+	// Sales invoices: the seller's master data and payment account, an issued invoice and a draft.
+	invoiceSeller(p, a)
+	invoiceSettings(p, a)
+	f.salesInvoice = p.must(201, "POST", "/v1/sales-invoices", a, map[string]any{"debtor_id": f.debtor, "invoice_date": "2025-03-03",
+		"line_items": []any{item("Fixture Beratung", "2", "150", "tax_code", "USt19", "unit", "HUR")}}).str("invoice_id")
+	f.salesDraft = p.must(201, "POST", "/v1/sales-invoices", a, map[string]any{"debtor_id": f.debtor, "invoice_date": "2025-03-04", "draft": true,
+		"line_items": []any{item("Fixture Entwurf", "1", "80", "tax_rate", 7)}}).str("invoice_id")
+	f.cancelInvoice, f.cancelInvoiceMCP, f.creditInvoice = cancelFixture(p, f.admin, f.debtor)
 	f.grantClient, f.grantRevoke = "app-"+label, "app-del-"+label
 	for _, c := range []string{f.grantClient, f.grantRevoke} {
 		if _, err := p.owner.Exec(ctx, "INSERT INTO identity.oauth_grants (tenant_id, client_id, client_name, scopes) VALUES ($1, $2, $3, '{journal:read}')", f.tenant, c, "App "+c); err != nil {
@@ -455,7 +466,23 @@ var happyCases = map[string][]happyCase{
 				"vat_id":  "ATU12345678", "email": "batterie@example.de", "leitweg_id": "991-33333TEST-33", "receivable_account": "1200",
 				"payment_terms": map[string]any{"days": 20, "cash_discount_rate": json.Number("3"), "cash_discount_days": 5}}})
 		}}},
-	"getDebtor": {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.debtor)}) }}},
+	// Outgoing invoices and open items.
+	"listOutgoingInvoices": {
+		{name: "filtered", build: func(f *fixture) happyReq {
+			return getAs(f, qs("customer_id", f.debtor, "status", "open", "type", "invoice", "start_date", "2025-01-01", "end_date", "2025-12-31",
+				"limit", "10", "offset", "0"))
+		}},
+		{name: "default", build: func(f *fixture) happyReq { return getAs(f, nil) }},
+	},
+	"listReceivablesOpenItems": {{build: func(f *fixture) happyReq { return getAs(f, nil) }}},
+	"listSalesInvoiceOpenItems": {
+		{name: "filtered", build: func(f *fixture) happyReq { return getAs(f, qs("debtor_id", f.debtor, "period", "2025-03")) }},
+		{name: "default", build: func(f *fixture) happyReq { return getAs(f, nil) }},
+	},
+	"cancelSalesInvoice": {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.cancelInvoice)}) },
+		mcp: func(f *fixture, args map[string]any) { args["id"] = f.cancelInvoiceMCP }}},
+	"createCreditNote": {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.creditInvoice), example: true}) }}},
+	"getDebtor":        {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.debtor)}) }}},
 	"updateDebtor": {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.debtor), example: true}) },
 		battery: func(f *fixture) happyReq {
 			return f.as(happyReq{params: pathID("id", f.debtor), body: map[string]any{"customer_number": "B-2", "name": "Batterie",
@@ -491,6 +518,28 @@ var happyCases = map[string][]happyCase{
 				"address": map[string]any{"street": "Batteriestr. 2", "zip": "1010", "city": "Wien", "country": "AT"}}})
 		},
 		mcp: func(f *fixture, args map[string]any) { args["name"] = "Fixture Lieferant per MCP geändert" }}},
+	// Sales invoices.
+	"createSalesInvoice": {{build: func(f *fixture) happyReq {
+		return f.as(happyReq{body: map[string]any{"debtor_id": f.debtor, "invoice_date": "2025-03-05", "due_date": "2025-04-30",
+			"service_period": map[string]any{"start": "2025-02-01", "end": "2025-02-28"}, "notes": "Fixture", "currency": "EUR",
+			"line_items": []any{item("Fixture Wartung", "3", "40.5", "tax_code", "USt19", "unit", "HUR", "discount", json.Number("1.5")),
+				item("Fixture Buch", "1", "20", "tax_rate", 7, "tax_category", "S")}}})
+	}}},
+	"listSalesInvoices": {
+		{name: "filtered", build: func(f *fixture) happyReq {
+			return getAs(f, qs("debtor_id", f.debtor, "status", "open", "from", "2025-01-01", "to", "2025-12-31", "limit", "10", "offset", "0"))
+		}},
+		{name: "default", build: func(f *fixture) happyReq { return getAs(f, nil) }},
+	},
+	"getSalesInvoice":        {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.salesInvoice)}) }}},
+	"finalizeSalesInvoice":   {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.salesDraft)}) }}},
+	"getSalesInvoicePDF":     {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.salesInvoice)}) }}},
+	"getSalesInvoiceXML":     {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.salesInvoice)}) }}},
+	"getReceivablesSettings": {{build: func(f *fixture) happyReq { return getAs(f, nil) }}},
+	"putReceivablesSettings": {{build: func(f *fixture) happyReq {
+		return f.as(happyReq{body: map[string]any{"payment_iban": "DE89370400440532013000", "payment_bic": "COBADEFFXXX", "contact_name": "Max Fixture",
+			"contact_email": "max@fixture.example", "contact_phone": "+49 40 555", "invoice_number_prefix": "AR-"}})
+	}, mcp: func(f *fixture, args map[string]any) { args["contact_name"] = "Mia Fixture" }}},
 
 	// Periods and closing.
 	"listPeriods":            {{build: func(f *fixture) happyReq { return getAs(f, nil) }}},

@@ -97,8 +97,13 @@ var Table = map[string]Permissions{
 	"bank": service("bank", []string{bankv1.StreamEvents}, []string{ledgerv1.StreamEvents},
 		[]string{bankv1.EventsFilter}, ledgerv1.SubjectPost, ledgerv1.SubjectReviewCreate, ledgerv1.SubjectAccountGet,
 		ledgerv1.SubjectJournalReverse, ledgerv1.SubjectAccountBalance),
-	receivablesv1.ServiceName: service(receivablesv1.ServiceName, []string{receivablesv1.StreamEvents}, nil,
-		[]string{receivablesv1.EventsFilter}, ledgerv1.SubjectAccountGet),
+	receivablesv1.ServiceName: service(receivablesv1.ServiceName, []string{receivablesv1.StreamEvents}, []string{bankv1.StreamEvents},
+		[]string{receivablesv1.EventsFilter}, ledgerv1.SubjectAccountGet,
+		// Issuing sales invoices: the tax codes, the PDF as a document,
+		// the receivable's posting and the seller's master data.
+		ledgerv1.SubjectTaxCodesList, ledgerv1.SubjectDocumentsUpload, ledgerv1.SubjectPost, identityv1.SubjectTenantGet,
+		// Cancelling one: the reversal of its receivable.
+		ledgerv1.SubjectJournalReverse),
 	payablesv1.ServiceName: service(payablesv1.ServiceName, []string{payablesv1.StreamEvents}, nil,
 		[]string{payablesv1.EventsFilter}, ledgerv1.SubjectAccountGet),
 }

@@ -24,8 +24,8 @@ import (
 var migrations embed.FS
 
 // Schema is the receivables service's database: its own migrations plus
-// the shared outbox and idempotency tables.
-var Schema = migrate.Set{Schema: "receivables", Role: "receivables_svc", FS: migrations, Dir: "migrations", Outbox: true, Idempotency: true}
+// the shared outbox, idempotency and inbox (processed_events) tables.
+var Schema = migrate.Set{Schema: "receivables", Role: "receivables_svc", FS: migrations, Dir: "migrations", Outbox: true, Idempotency: true, Inbox: true}
 
 // Store implements receivables.Store.
 type Store struct{ pool *pgxpool.Pool }

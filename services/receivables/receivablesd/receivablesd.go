@@ -26,8 +26,12 @@ func Service(func(string) string) (daemon.Service, error) {
 		// consumers written against it find it.
 		Streams: []natsx.Stream{{Name: receivablesv1.StreamEvents, Subjects: []string{receivablesv1.EventsFilter}}},
 		Build: func(_ context.Context, env daemon.Env) (daemon.Parts, error) {
-			svc := receivables.New(postgres.New(env.Pool), ledgerv1.Client{C: env.Client})
-			return daemon.Parts{Routes: Routes(svc)}, nil
+			store := postgres.New(env.Pool)
+			svc := receivables.New(store, ledgerv1.Client{C: env.Client})
+			inv := receivables.NewInvoicing(store, store, invoiceLedger{env.Client}, tenantProfile{env.Client})
+			routes := append(append(Routes(svc), InvoiceRoutes(inv)...), OutgoingRoutes(receivables.NewOutgoing(store, nil))...)
+			routes = append(routes, CancelRoutes(receivables.NewCreditNotes(store, creditLedger{invoiceLedger{env.Client}}, nil))...)
+			return daemon.Parts{Routes: routes, Consumers: []natsx.Consumer{Payments(store)}}, nil
 		},
 	}, nil
 }

@@ -1,0 +1,259 @@
+package receivables
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+
+	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
+	"github.com/ledgerplatform/ledger/contracts/money"
+	"github.com/ledgerplatform/ledger/contracts/receivablesv1"
+	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/services/receivables/einvoice"
+)
+
+// Partial credit notes. A credit note for part of an invoice (some lines,
+// part of a line's quantity, or a price reduction on a line) is issued in
+// the same crash-safe steps as a cancellation, but posted as its own
+// booking: the revenue of each VAT group and its VAT are debited, the
+// debtor's receivable credited, under an intent id derived from the
+// credit note's id. It never credits more than is still open of the
+// invoice (its gross less payments and earlier credit notes).
+
+// MaxCreditReason bounds a credit note's reason.
+const MaxCreditReason = 1000
+
+// CreditNoteIDFor is the id of a credit note created under an
+// Idempotency-Key, so that a retry after an outage resumes it.
+func CreditNoteIDFor(tenantID, actor, key string) string {
+	return uuid.NewSHA1(creditSpace, []byte(tenantID+"/"+actor+"/"+key+"/credit")).String()
+}
+
+// CheckCreditNoteInput returns the request's errors as one INVALID_INPUT
+// against the invoice's lines.
+func CheckCreditNoteInput(in receivablesv1.CreditNoteInput, lines int) error {
+	var ds []errs.Detail
+	if n := utf8.RuneCountInString(in.Reason); n == 0 || n > MaxCreditReason {
+		ds = append(ds, errs.Field("reason", "required, at most 1000 characters"))
+	}
+	if len(in.LineItems) == 0 || len(in.LineItems) > MaxInvoiceLines {
+		ds = append(ds, errs.Field("line_items", "1 to 500 items"))
+	}
+	seen := map[int]bool{}
+	for i, li := range in.LineItems {
+		f := "line_items[" + strconv.Itoa(i) + "]"
+		switch {
+		case li.Line < 1 || li.Line > lines:
+			ds = append(ds, errs.Field(f+".line", fmt.Sprintf("a line of the invoice, 1 to %d", lines)))
+		case seen[li.Line]:
+			ds = append(ds, errs.Field(f+".line", "named twice"))
+		}
+		seen[li.Line] = true
+		if li.Quantity != nil && li.Amount != nil {
+			ds = append(ds, errs.Field(f, "quantity or amount, not both"))
+		}
+		if li.Quantity != nil && (!li.Quantity.IsPositive() || li.Quantity.Places() > 4) {
+			ds = append(ds, errs.Field(f+".quantity", "positive, at most 4 decimals"))
+		}
+		if li.Amount != nil && (!li.Amount.IsPositive() || li.Amount.Places() > 2) {
+			ds = append(ds, errs.Field(f+".amount", "positive, at most 2 decimals"))
+		}
+	}
+	if len(ds) > 0 {
+		return errs.Invalid("invalid credit note", ds...)
+	}
+	return nil
+}
+
+// CreditLines are the credit note's lines for in from the invoice's
+// document lines: a whole line as it was; a quantity at the line's unit
+// price with its share of the line's discount; an amount as one unit at
+// that price. None may credit more of a line than the line's net.
+func CreditLines(doc einvoice.Document, in []receivablesv1.CreditLineInput) ([]einvoice.Line, error) {
+	var out []einvoice.Line
+	var ds []errs.Detail
+	for i, li := range in {
+		f := "line_items[" + strconv.Itoa(i) + "]"
+		ol := doc.Lines[li.Line-1]
+		l := ol
+		switch {
+		case li.Quantity != nil:
+			if li.Quantity.GreaterThan(ol.Quantity) {
+				ds = append(ds, errs.Field(f+".quantity", "more than the line's quantity "+ol.Quantity.String()))
+				continue
+			}
+			l.Quantity = li.Quantity.Decimal
+			if !ol.Discount.IsZero() {
+				l.Discount = ol.Discount.Mul(li.Quantity.Decimal).Div(ol.Quantity).Round(2)
+			}
+		case li.Amount != nil:
+			if li.Amount.GreaterThan(ol.NetAmount) {
+				ds = append(ds, errs.Field(f+".amount", "more than the line's net amount "+ol.NetAmount.StringFixed(2)))
+				continue
+			}
+			l.Description = "Preisnachlass: " + ol.Description
+			l.Quantity, l.UnitCode, l.UnitPrice, l.Discount = decimal.NewFromInt(1), DefaultUnitCode, li.Amount.Decimal, decimal.Zero
+		}
+		l.ID, l.NetAmount = strconv.Itoa(len(out)+1), decimal.Zero
+		out = append(out, l)
+	}
+	if len(ds) > 0 {
+		return nil, errs.Invalid("the credit note credits more than the invoice's lines", ds...)
+	}
+	return out, nil
+}
+
+// CheckCredit says whether an invoice can take a credit note of gross: a
+// posted invoice with at least that much still open.
+func CheckCredit(gross decimal.Decimal) func(Original) error {
+	return func(o Original) error {
+		switch {
+		case o.Type != receivablesv1.TypeInvoice:
+			return conflict("%s is a credit note; credit notes correct invoices", o.Number)
+		case o.State == "draft":
+			return conflict("the invoice is a draft: nothing was issued, so there is nothing to credit (change the draft instead)")
+		case o.State != "posted":
+			return conflict("invoice %s is %s: only an issued invoice can be credited", o.Number, o.State)
+		}
+		open := o.TotalGross.Sub(o.PaidAmount).Sub(o.CreditedAmount)
+		if gross.GreaterThan(open) {
+			return conflict("the credit note's gross %s exceeds the %s still open of invoice %s (gross %s, paid %s, credited %s)",
+				gross.StringFixed(2), open.StringFixed(2), o.Number, o.TotalGross.StringFixed(2), o.PaidAmount.StringFixed(2), o.CreditedAmount.StringFixed(2))
+		}
+		return nil
+	}
+}
+
+// CreditPostingLines are the ledger lines of a partial credit note: per
+// VAT group the net debited to the group's revenue account and the VAT to
+// the output code's VAT account, each against the receivable. The
+// ledger splits an output code's VAT off the credit side only, so the
+// correction is posted as two explicit lines instead of one line with
+// the code. A foreign-currency credit note posts the EUR value.
+func CreditPostingLines(doc einvoice.Document, lines []Line, codes []ledgerv1.TaxCode, receivable, number string) ([]ledgerv1.Line, error) {
+	vat := map[string]string{}
+	for _, c := range codes {
+		vat[c.Code] = c.VATAccount
+	}
+	eur := func(v decimal.Decimal) (money.Amount, *money.Amount, string) {
+		if doc.Currency == "EUR" || doc.Currency == "" {
+			return money.New(v), nil, ""
+		}
+		fx := money.New(v)
+		return money.New(v.Mul(doc.ExchangeRate).Round(2)), &fx, doc.Currency
+	}
+	ref := truncate(number, maxExternalReferenceLn)
+	var out []ledgerv1.Line
+	for _, g := range doc.TaxBreakdown {
+		rule := revenueFor(lines, g)
+		if g.Basis.IsPositive() {
+			amt, fx, cur := eur(g.Basis)
+			out = append(out, ledgerv1.Line{AccountDebit: rule.Account, AccountCredit: receivable, Amount: amt, FXAmount: fx, FXCurrency: cur, ExternalReference: ref})
+		}
+		if g.Tax.IsPositive() {
+			acc := vat[rule.TaxCode]
+			if acc == "" {
+				return nil, fmt.Errorf("receivables.CreditPostingLines: no VAT account for tax code %q", rule.TaxCode)
+			}
+			amt, fx, cur := eur(g.Tax)
+			out = append(out, ledgerv1.Line{AccountDebit: acc, AccountCredit: receivable, Amount: amt, FXAmount: fx, FXCurrency: cur, ExternalReference: ref})
+		}
+	}
+	return out, nil
+}
+
+// CreditNote issues a partial credit note for an issued invoice and posts
+// it.
+func (c *CreditNotes) CreditNote(ctx context.Context, tenantID, id string, req Request, in receivablesv1.CreditNoteInput) (receivablesv1.CreditNoteCreated, error) {
+	if !ValidID(id) {
+		return receivablesv1.CreditNoteCreated{}, invoiceNotFound(id)
+	}
+	orig, err := c.store.Invoice(ctx, tenantID, id)
+	if err != nil {
+		return receivablesv1.CreditNoteCreated{}, err
+	}
+	if err := CheckCreditNoteInput(in, len(orig.Lines)); err != nil {
+		return receivablesv1.CreditNoteCreated{}, err
+	}
+	if orig.Document == nil || orig.State != "posted" {
+		// Refused with the state's reason before anything is built.
+		if err := CheckCredit(decimal.Zero)(Original{Type: receivablesv1.TypeInvoice, State: orig.State, Number: orig.Number}); err != nil {
+			return receivablesv1.CreditNoteCreated{}, err
+		}
+	}
+	lines, err := CreditLines(*orig.Document, in.LineItems)
+	if err != nil {
+		return receivablesv1.CreditNoteCreated{}, err
+	}
+	date := c.today()
+	reason := "Gutschrift zur Rechnung " + orig.Number + " vom " + orig.InvoiceDate + ": " + in.Reason
+	build := func(orig InvoiceRecord, number string) (einvoice.Document, error) {
+		return CreditNoteDocument(orig, number, date, reason, lines)
+	}
+	draft, err := build(orig, placeholderNumber)
+	if err != nil {
+		return receivablesv1.CreditNoteCreated{}, documentFields(err)
+	}
+	cnID := uuid.NewString()
+	if req.IdempotencyKey != "" {
+		cnID = CreditNoteIDFor(tenantID, req.Actor, req.IdempotencyKey)
+	}
+	cn, err := c.store.IssueCreditNote(ctx, tenantID, CreditNoteDraft{ID: cnID, CorrectsID: id, Date: date}, CheckCredit(draft.Totals.Grand),
+		func(orig InvoiceRecord, number string) (Issued, error) {
+			doc, err := build(orig, number)
+			if err != nil {
+				return Issued{}, err
+			}
+			return renderCreditNote(doc)
+		})
+	if err != nil {
+		return receivablesv1.CreditNoteCreated{}, err
+	}
+	switch cn.State {
+	case "posted":
+		return creditNoteCreated(cn, id), nil
+	case "void":
+		return receivablesv1.CreditNoteCreated{}, conflict("credit note %s was refused by the ledger: %s", cn.Number, cn.VoidReason)
+	}
+	_, pdf, err := c.store.InvoiceFile(ctx, tenantID, cn.ID, true)
+	if err != nil {
+		return receivablesv1.CreditNoteCreated{}, err
+	}
+	docID, err := c.ledger.UploadPDF(ctx, tenantID, cn.Number+".pdf", pdf)
+	if err != nil {
+		return receivablesv1.CreditNoteCreated{}, c.refused(ctx, tenantID, cn, "storing the PDF", err)
+	}
+	d, err := c.store.Debtor(ctx, tenantID, cn.DebtorID)
+	if err != nil {
+		return receivablesv1.CreditNoteCreated{}, err
+	}
+	codes, err := c.ledger.TaxCodes(ctx, tenantID)
+	if err != nil {
+		return receivablesv1.CreditNoteCreated{}, errs.Wrap("receivables.CreditNote: tax codes", err)
+	}
+	postLines, err := CreditPostingLines(*cn.Document, orig.Lines, codes, d.ReceivableAccount, cn.Number)
+	if err != nil {
+		return receivablesv1.CreditNoteCreated{}, err
+	}
+	intent := BookingIntentID(tenantID, cn.ID)
+	desc := truncate("Gutschrift "+cn.Number+" zu Rechnung "+orig.Number+" "+d.Name, maxBookingDescription)
+	if _, err = c.ledger.Post(ctx, ledgerv1.PostRequest{TenantID: tenantID, IntentID: intent, Source: invoiceSource, DocumentID: docID,
+		Booking: ledgerv1.Booking{BookingDate: cn.InvoiceDate, Description: desc, SkipDuplicateCheck: true, Lines: postLines}}); err != nil {
+		return receivablesv1.CreditNoteCreated{}, c.refused(ctx, tenantID, cn, "posting the credit note", err)
+	}
+	ev := receivablesv1.CreditNoteIssued{TenantID: tenantID, CreditNoteID: cn.ID, Number: cn.Number, CorrectsID: id, DebtorID: cn.DebtorID,
+		IntentID: intent, Gross: money.New(cn.TotalGross), Currency: cn.Currency}
+	if cn, err = c.store.ConfirmCreditNote(ctx, tenantID, cn.ID, intent, docID, ev); err != nil {
+		return receivablesv1.CreditNoteCreated{}, err
+	}
+	return creditNoteCreated(cn, id), nil
+}
+
+func creditNoteCreated(cn InvoiceRecord, corrects string) receivablesv1.CreditNoteCreated {
+	return receivablesv1.CreditNoteCreated{CreditNoteID: cn.ID, CreditNoteNumber: cn.Number, CorrectsID: corrects, BookingIntentID: cn.BookingIntentID,
+		DocumentID: cn.DocumentID, TotalNet: money.New(cn.TotalNet), TotalTax: money.New(cn.TotalTax), TotalGross: money.New(cn.TotalGross)}
+}
