@@ -111,6 +111,8 @@ type InvoiceDebtor struct {
 // InvoiceSummary is an invoice in a list.
 type InvoiceSummary struct {
 	ID              string        `json:"id"`
+	Type            string        `json:"type"`        // TypeInvoice or TypeCreditNote
+	CorrectsID      *string       `json:"corrects_id"` // a credit note's invoice
 	Number          *string       `json:"number"`
 	Status          string        `json:"status"`
 	Debtor          InvoiceDebtor `json:"debtor"`

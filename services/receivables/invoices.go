@@ -1,6 +1,7 @@
 package receivables
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -73,6 +74,8 @@ type Line struct {
 // InvoiceRecord is a sales invoice as the store keeps it.
 type InvoiceRecord struct {
 	ID              string
+	Type            string // receivablesv1.TypeInvoice or TypeCreditNote
+	CorrectsID      string // a credit note's invoice
 	DebtorID        string
 	Debtor          receivablesv1.InvoiceDebtor
 	State           string // draft, pending, posted, void
@@ -862,6 +865,9 @@ func InvoiceStatus(r InvoiceRecord) string {
 	}
 	remaining := r.TotalGross.Sub(r.PaidAmount).Sub(r.CreditedAmount)
 	switch {
+	case r.Type == receivablesv1.TypeCreditNote:
+		// Applied to its invoice when issued: nothing of it stays open.
+		return receivablesv1.StatusPaid
 	case !remaining.IsPositive():
 		return receivablesv1.StatusPaid
 	case r.Today != "" && r.DueDate < r.Today:
@@ -882,10 +888,11 @@ func optStr(s string) *string {
 // Summary is the invoice as a list shows it.
 func Summary(r InvoiceRecord) receivablesv1.InvoiceSummary {
 	rem := r.TotalGross.Sub(r.PaidAmount).Sub(r.CreditedAmount)
-	if rem.IsNegative() {
+	if rem.IsNegative() || r.Type == receivablesv1.TypeCreditNote || r.State != "posted" {
 		rem = decimal.Zero
 	}
-	return receivablesv1.InvoiceSummary{ID: r.ID, Number: optStr(r.Number), Status: InvoiceStatus(r), Debtor: r.Debtor,
+	typ := cmp.Or(r.Type, receivablesv1.TypeInvoice)
+	return receivablesv1.InvoiceSummary{ID: r.ID, Type: typ, CorrectsID: optStr(r.CorrectsID), Number: optStr(r.Number), Status: InvoiceStatus(r), Debtor: r.Debtor,
 		InvoiceDate: r.InvoiceDate, DueDate: r.DueDate, Currency: r.Currency,
 		TotalNet: money.New(r.TotalNet), TotalTax: money.New(r.TotalTax), TotalGross: money.New(r.TotalGross),
 		PaidAmount: money.New(r.PaidAmount), CreditedAmount: money.New(r.CreditedAmount), Remaining: money.New(rem),

@@ -43,8 +43,10 @@ func (d SalesDocument) Remaining() decimal.Decimal {
 
 // Status is the document's status on the given day (YYYY-MM-DD): draft,
 // pending or void by its state; a posted one paid when nothing remains,
-// partially_paid when something was paid or credited, overdue when its
-// due date has passed, else open.
+// overdue when something remains past its due date (whether or not part
+// was paid: the reminder is what an accountant needs to see),
+// partially_paid when something was paid or credited, else open. It is
+// InvoiceStatus's rule.
 func (d SalesDocument) Status(today string) string {
 	switch d.State {
 	case "draft":
@@ -57,10 +59,10 @@ func (d SalesDocument) Status(today string) string {
 	switch {
 	case d.Remaining().Sign() <= 0:
 		return receivablesv1.StatusPaid
-	case d.PaidAmount.Add(d.CreditedAmount).Sign() > 0:
-		return receivablesv1.StatusPartiallyPaid
 	case d.DueDate < today:
 		return receivablesv1.StatusOverdue
+	case d.PaidAmount.Add(d.CreditedAmount).Sign() > 0:
+		return receivablesv1.StatusPartiallyPaid
 	}
 	return receivablesv1.StatusOpen
 }

@@ -30,7 +30,7 @@ func TestSalesDocumentStatus(t *testing.T) {
 		{"void", doc("invoice", "void", "2026-01-01", "10.00", "0", "0"), "void", "0"},
 		{"open, due today", doc("invoice", "posted", today, "119.00", "0", "0"), "open", "119"},
 		{"overdue since yesterday", doc("invoice", "posted", "2026-04-09", "119.00", "0", "0"), "overdue", "119"},
-		{"partly paid and overdue: partially paid", doc("invoice", "posted", "2026-01-01", "119.00", "19.00", "0"), "partially_paid", "100"},
+		{"partly paid and overdue: overdue", doc("invoice", "posted", "2026-01-01", "119.00", "19.00", "0"), "overdue", "100"},
 		{"partly credited", doc("invoice", "posted", "2026-05-01", "119.00", "0", "0.01"), "partially_paid", "118.99"},
 		{"paid and credited in full", doc("invoice", "posted", "2026-01-01", "0.30", "0.10", "0.20"), "paid", "0"},
 		{"overpaid", doc("invoice", "posted", "2026-01-01", "100.00", "100.01", "0"), "paid", "-0.01"},

@@ -27,13 +27,14 @@ const invoiceColumns = `i.id, i.debtor_id, d.customer_number, d.name, i.state, c
 	coalesce(i.exchange_rate::text, '0'), coalesce(i.buyer_reference, ''), coalesce(i.notes, ''), coalesce(i.exemption_reason, ''),
 	i.lines, i.document, i.total_net::text, i.total_tax::text, i.total_gross::text, i.paid_amount::text, i.credited_amount::text,
 	coalesce(i.booking_intent_id::text, ''), coalesce(i.document_id::text, ''), coalesce(i.void_reason, ''), coalesce(i.request_hash, ''),
-	i.created_at, i.finalized_at, current_date::text`
+	i.created_at, i.finalized_at, current_date::text, i.type, coalesce(i.corrects_id::text, '')`
 
 const invoiceFrom = ` FROM receivables.sales_invoices i JOIN receivables.debtors d ON d.tenant_id = i.tenant_id AND d.id = i.debtor_id`
 
 // statusExpr is the API status of a row (receivables.InvoiceStatus in SQL,
 // for the list's filter).
 const statusExpr = `(CASE WHEN i.state <> 'posted' THEN i.state
+	WHEN i.type = 'credit_note' THEN 'paid'
 	WHEN i.total_gross - i.paid_amount - i.credited_amount <= 0 THEN 'paid'
 	WHEN i.due_date < current_date THEN 'overdue'
 	WHEN i.paid_amount + i.credited_amount > 0 THEN 'partially_paid'
@@ -46,7 +47,7 @@ func scanInvoice(row pgx.CollectableRow) (receivables.InvoiceRecord, error) {
 	err := row.Scan(&r.ID, &r.DebtorID, &r.Debtor.CustomerNumber, &r.Debtor.Name, &r.State, &r.Number, &r.InvoiceDate, &r.DueDate,
 		&r.DeliveryDate, &r.ServiceStart, &r.ServiceEnd, &r.Currency, &rate, &r.BuyerReference, &r.Notes, &r.ExemptionReason,
 		&lines, &doc, &net, &tax, &gross, &paid, &credited, &r.BookingIntentID, &r.DocumentID, &r.VoidReason, &r.RequestHash,
-		&r.CreatedAt, &r.FinalizedAt, &r.Today)
+		&r.CreatedAt, &r.FinalizedAt, &r.Today, &r.Type, &r.CorrectsID)
 	if err != nil {
 		return r, err
 	}

@@ -31,9 +31,9 @@ func statusWhere(status string, today func() string) string {
 	case receivablesv1.StatusPaid:
 		return `i.state = 'posted' AND (i.type = 'credit_note' OR ` + remainingSQL + ` <= 0)`
 	case receivablesv1.StatusPartiallyPaid:
-		return postedOpen + ` AND i.paid_amount + i.credited_amount > 0`
+		return postedOpen + ` AND i.paid_amount + i.credited_amount > 0 AND i.due_date >= ` + today() + `::date`
 	case receivablesv1.StatusOverdue:
-		return postedOpen + ` AND i.paid_amount + i.credited_amount <= 0 AND i.due_date < ` + today() + `::date`
+		return postedOpen + ` AND i.due_date < ` + today() + `::date`
 	case receivablesv1.StatusOpen:
 		return postedOpen + ` AND i.paid_amount + i.credited_amount <= 0 AND i.due_date >= ` + today() + `::date`
 	}
