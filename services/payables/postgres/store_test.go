@@ -29,7 +29,7 @@ func store(t *testing.T) (*postgres.Store, *pgxpool.Pool) {
 		t.Fatal(err)
 	}
 	t.Cleanup(owner.Close)
-	pool, err := migrate.ServicePool(ctx, owner, "", postgres.Schema.Role, 16, postgres.Schema)
+	pool, err := migrate.ServicePool(ctx, owner, "", postgres.Schema.Role, 8, postgres.Schema)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,7 @@ func servicePool(t *testing.T) *pgxpool.Pool {
 		t.Fatal(err)
 	}
 	t.Cleanup(owner.Close)
-	pool, err := migrate.ServicePool(ctx, owner, "", postgres.Schema.Role, 60, postgres.Schema)
+	pool, err := migrate.ServicePool(ctx, owner, "", postgres.Schema.Role, 12, postgres.Schema)
 	if err != nil {
 		t.Fatal(err)
 	}
