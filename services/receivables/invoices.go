@@ -102,7 +102,7 @@ type InvoiceRecord struct {
 	Document        *einvoice.Document // set from pending on
 	// HasFiles: the XML and PDF are stored (a pending invoice may lack
 	// them when its issuing stopped between numbering and rendering).
-	HasFiles bool
+	HasFiles        bool
 	TotalNet        decimal.Decimal
 	TotalTax        decimal.Decimal
 	TotalGross      decimal.Decimal
