@@ -794,7 +794,13 @@ func (s *Invoicing) issue(ctx context.Context, tenantID string, rec InvoiceRecor
 			return s.issue(ctx, tenantID, rec, nil)
 		}
 	}
-	return s.post(ctx, tenantID, rec)
+	var known *Debtor
+	if pre != nil {
+		// Read a moment ago for this request: asking again would cost
+		// another round trip while the client waits.
+		known = &pre.debtor
+	}
+	return s.post(ctx, tenantID, rec, known)
 }
 
 // renderFiles renders the XML and PDF of an invoice from its stored
@@ -813,8 +819,9 @@ func renderFiles(rec InvoiceRecord) (xml, pdf []byte, err error) {
 }
 
 // post renders and stores the files if the invoice has none yet, stores
-// the PDF with the ledger, posts the receivable and confirms.
-func (s *Invoicing) post(ctx context.Context, tenantID string, rec InvoiceRecord) (receivablesv1.InvoiceCreated, error) {
+// the PDF with the ledger, posts the receivable and confirms. d is the
+// invoice's debtor when the caller has it (nil: read it).
+func (s *Invoicing) post(ctx context.Context, tenantID string, rec InvoiceRecord, d *Debtor) (receivablesv1.InvoiceCreated, error) {
 	if rec.Document == nil {
 		return receivablesv1.InvoiceCreated{}, fmt.Errorf("receivables.post: pending invoice %s without its document", rec.ID)
 	}
@@ -838,9 +845,12 @@ func (s *Invoicing) post(ctx context.Context, tenantID string, rec InvoiceRecord
 	if err != nil {
 		return receivablesv1.InvoiceCreated{}, s.refused(ctx, tenantID, rec, "storing the PDF", err)
 	}
-	d, err := s.debtors.Debtor(ctx, tenantID, rec.DebtorID)
-	if err != nil {
-		return receivablesv1.InvoiceCreated{}, err
+	if d == nil {
+		read, err := s.debtors.Debtor(ctx, tenantID, rec.DebtorID)
+		if err != nil {
+			return receivablesv1.InvoiceCreated{}, err
+		}
+		d = &read
 	}
 	intent := BookingIntentID(tenantID, rec.ID)
 	desc := truncate("Ausgangsrechnung "+rec.Number+" "+d.Name, maxBookingDescription)
