@@ -27,18 +27,26 @@ import (
 // Sales invoices (issue 12). Issuing one spans three stores, so it runs in
 // steps that each survive a crash, like the bank's reconciliation:
 //
-//  1. one transaction takes the gapless number, stores the rendered XML
-//     and PDF and moves the row to pending (IssueInvoice);
-//  2. the PDF is stored as a ledger document (deduplicated by its hash,
+//  1. one short transaction takes the gapless number and moves the row to
+//     pending with its document model (IssueInvoice); the tenant's
+//     counter row stays locked only for that;
+//  2. the XML and PDF are rendered from the stored document model outside
+//     any lock and stored on the row in a second short transaction
+//     (StoreInvoiceFiles): rendering takes ~25 ms of CPU, and inside the
+//     counter lock it made one tenant's invoices wait for each other;
+//  3. the PDF is stored as a ledger document (deduplicated by its hash,
 //     so a retry finds the same document) and the receivable is posted
 //     under an intent id derived from the invoice id (a retry answers the
 //     intent already posted);
-//  3. one transaction moves the row to posted and writes the event
-//     (ConfirmInvoice).
+//  4. one transaction moves the row to posted and writes the event
+//     (ConfirmInvoice); the row's CHECK refuses a posted row without its
+//     XML and PDF.
 //
 // A retry of any kind (the same Idempotency-Key, which derives the same
 // invoice id, or POST .../finalize) finds the pending row and resumes at
-// step 2: a pending invoice is never numbered again. A posting the ledger
+// step 2 when it has no files yet (rendering is deterministic, so the
+// files are those the first attempt would have stored), else at step 3: a
+// pending invoice is never numbered again. A posting the ledger
 // refuses for good voids the invoice: its number stays accounted for.
 
 // Limits of a sales invoice.
@@ -92,6 +100,9 @@ type InvoiceRecord struct {
 	ExemptionReason string
 	Lines           []Line
 	Document        *einvoice.Document // set from pending on
+	// HasFiles: the XML and PDF are stored (a pending invoice may lack
+	// them when its issuing stopped between numbering and rendering).
+	HasFiles        bool
 	TotalNet        decimal.Decimal
 	TotalTax        decimal.Decimal
 	TotalGross      decimal.Decimal
@@ -120,10 +131,15 @@ type InvoiceStore interface {
 	// created false.
 	CreateInvoice(ctx context.Context, tenantID string, r InvoiceRecord) (rec InvoiceRecord, created bool, err error)
 	// IssueInvoice locks the invoice; a draft gets the next number of its
-	// invoice date's year, issue's document, XML and PDF and moves to
-	// pending, all in one transaction (an error of issue rolls the number
-	// back). An invoice past draft is returned as it is.
-	IssueInvoice(ctx context.Context, tenantID, id string, issue func(number string) (Issued, error)) (InvoiceRecord, error)
+	// invoice date's year and issue's document and moves to pending
+	// without XML and PDF, in one transaction (an error of issue rolls the
+	// number back). issue runs under the number's lock: it must be quick
+	// (no rendering). An invoice past draft is returned as it is.
+	IssueInvoice(ctx context.Context, tenantID, id string, issue func(number string) (einvoice.Document, error)) (InvoiceRecord, error)
+	// StoreInvoiceFiles stores the XML and PDF of a pending invoice that
+	// has none yet; otherwise (stored by a concurrent retry, which
+	// rendered the same bytes, or past pending) it changes nothing.
+	StoreInvoiceFiles(ctx context.Context, tenantID, id string, xml, pdf []byte) error
 	// ConfirmInvoice moves a pending invoice to posted and writes ev to
 	// the outbox; a posted one is returned as it is.
 	ConfirmInvoice(ctx context.Context, tenantID, id, intentID, documentID string, ev receivablesv1.InvoiceIssued) (InvoiceRecord, error)
@@ -764,20 +780,12 @@ func (s *Invoicing) issue(ctx context.Context, tenantID string, rec InvoiceRecor
 			}
 		}
 		var err error
-		rec, err = s.store.IssueInvoice(ctx, tenantID, rec.ID, func(number string) (Issued, error) {
+		rec, err = s.store.IssueInvoice(ctx, tenantID, rec.ID, func(number string) (einvoice.Document, error) {
 			doc := BuildDocument(rec, number, pre.debtor, pre.tenant, pre.settings)
 			if err := doc.Compute(); err != nil {
-				return Issued{}, documentFields(err)
+				return einvoice.Document{}, documentFields(err)
 			}
-			xml, err := einvoice.CII(doc)
-			if err != nil {
-				return Issued{}, fmt.Errorf("render XML: %w", err)
-			}
-			pdf, err := invoicepdf.Render(doc, xml)
-			if err != nil {
-				return Issued{}, fmt.Errorf("render PDF: %w", err)
-			}
-			return Issued{Document: doc, XML: xml, PDF: pdf}, nil
+			return doc, nil
 		})
 		if err != nil {
 			return receivablesv1.InvoiceCreated{}, err
@@ -786,25 +794,63 @@ func (s *Invoicing) issue(ctx context.Context, tenantID string, rec InvoiceRecor
 			return s.issue(ctx, tenantID, rec, nil)
 		}
 	}
-	return s.post(ctx, tenantID, rec)
+	var known *Debtor
+	if pre != nil {
+		// Read a moment ago for this request: asking again would cost
+		// another round trip while the client waits.
+		known = &pre.debtor
+	}
+	return s.post(ctx, tenantID, rec, known)
 }
 
-// post stores the PDF with the ledger, posts the receivable and confirms.
-func (s *Invoicing) post(ctx context.Context, tenantID string, rec InvoiceRecord) (receivablesv1.InvoiceCreated, error) {
+// renderFiles renders the XML and PDF of an invoice from its stored
+// document model: the first attempt and any resume render from the same
+// JSON, and rendering is deterministic, so both give the same bytes.
+func renderFiles(rec InvoiceRecord) (xml, pdf []byte, err error) {
+	xml, err = einvoice.CII(*rec.Document)
+	if err != nil {
+		return nil, nil, fmt.Errorf("receivables.renderFiles: XML of %s: %w", rec.Number, err)
+	}
+	pdf, err = invoicepdf.Render(*rec.Document, xml)
+	if err != nil {
+		return nil, nil, fmt.Errorf("receivables.renderFiles: PDF of %s: %w", rec.Number, err)
+	}
+	return xml, pdf, nil
+}
+
+// post renders and stores the files if the invoice has none yet, stores
+// the PDF with the ledger, posts the receivable and confirms. d is the
+// invoice's debtor when the caller has it (nil: read it).
+func (s *Invoicing) post(ctx context.Context, tenantID string, rec InvoiceRecord, d *Debtor) (receivablesv1.InvoiceCreated, error) {
 	if rec.Document == nil {
 		return receivablesv1.InvoiceCreated{}, fmt.Errorf("receivables.post: pending invoice %s without its document", rec.ID)
 	}
-	_, pdf, err := s.store.InvoiceFile(ctx, tenantID, rec.ID, true)
-	if err != nil {
-		return receivablesv1.InvoiceCreated{}, err
+	var pdf []byte
+	if rec.HasFiles {
+		var err error
+		if _, pdf, err = s.store.InvoiceFile(ctx, tenantID, rec.ID, true); err != nil {
+			return receivablesv1.InvoiceCreated{}, err
+		}
+	} else {
+		var xml []byte
+		var err error
+		if xml, pdf, err = renderFiles(rec); err != nil {
+			return receivablesv1.InvoiceCreated{}, err
+		}
+		if err := s.store.StoreInvoiceFiles(ctx, tenantID, rec.ID, xml, pdf); err != nil {
+			return receivablesv1.InvoiceCreated{}, err
+		}
 	}
 	docID, err := s.ledger.UploadPDF(ctx, tenantID, rec.Number+".pdf", pdf)
 	if err != nil {
 		return receivablesv1.InvoiceCreated{}, s.refused(ctx, tenantID, rec, "storing the PDF", err)
 	}
-	d, err := s.debtors.Debtor(ctx, tenantID, rec.DebtorID)
-	if err != nil {
-		return receivablesv1.InvoiceCreated{}, err
+	if d == nil {
+		read, err := s.debtors.Debtor(ctx, tenantID, rec.DebtorID)
+		if err != nil {
+			return receivablesv1.InvoiceCreated{}, err
+		}
+		d = &read
 	}
 	intent := BookingIntentID(tenantID, rec.ID)
 	desc := truncate("Ausgangsrechnung "+rec.Number+" "+d.Name, maxBookingDescription)

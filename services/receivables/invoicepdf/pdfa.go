@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf16"
 )
@@ -151,7 +152,7 @@ func finish(in []byte, info pdfaInfo) ([]byte, error) {
 	// PDF/A forbids a filter on the metadata stream: XMP stays readable to
 	// tools that do not parse PDF.
 	stream(xmpObj, "/Type /Metadata /Subtype /XML", xmp(info))
-	stream(iccObj, "/N 3 /Alternate /DeviceRGB /Filter /FlateDecode", deflate(iccSRGB))
+	stream(iccObj, "/N 3 /Alternate /DeviceRGB /Filter /FlateDecode", iccDeflated())
 	obj(intentObj, fmt.Sprintf("<< /Type /OutputIntent /S /GTS_PDFA1 /OutputConditionIdentifier (sRGB IEC61966-2.1) "+
 		"/RegistryName (http://www.color.org) /Info (sRGB IEC61966-2.1) /DestOutputProfile %d 0 R >>", iccObj))
 
@@ -168,9 +169,23 @@ func finish(in []byte, info pdfaInfo) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
+// iccDeflated is the compressed output profile: the same for every
+// invoice, so compressed once.
+var iccDeflated = sync.OnceValue(func() []byte { return deflate(iccSRGB) })
+
+// zlibWriters keeps zlib writers for reuse: a new BestCompression writer
+// allocates about a megabyte of compressor state, which showed in the
+// profile of issuing invoices. Reset gives the same output as a new one.
+var zlibWriters = sync.Pool{New: func() any {
+	w, _ := zlib.NewWriterLevel(nil, zlib.BestCompression)
+	return w
+}}
+
 func deflate(b []byte) []byte {
 	var buf bytes.Buffer
-	w, _ := zlib.NewWriterLevel(&buf, zlib.BestCompression)
+	w := zlibWriters.Get().(*zlib.Writer)
+	defer zlibWriters.Put(w)
+	w.Reset(&buf)
 	_, _ = w.Write(b)
 	_ = w.Close()
 	return buf.Bytes()

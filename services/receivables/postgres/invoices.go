@@ -27,7 +27,7 @@ const invoiceColumns = `i.id, i.debtor_id, d.customer_number, d.name, i.state, c
 	coalesce(i.exchange_rate::text, '0'), coalesce(i.buyer_reference, ''), coalesce(i.notes, ''), coalesce(i.exemption_reason, ''),
 	i.lines, i.document, i.total_net::text, i.total_tax::text, i.total_gross::text, i.paid_amount::text, i.credited_amount::text,
 	coalesce(i.booking_intent_id::text, ''), coalesce(i.document_id::text, ''), coalesce(i.void_reason, ''), coalesce(i.request_hash, ''),
-	i.created_at, i.finalized_at, current_date::text, i.type, coalesce(i.corrects_id::text, '')`
+	i.created_at, i.finalized_at, current_date::text, i.type, coalesce(i.corrects_id::text, ''), (i.xml IS NOT NULL AND i.pdf IS NOT NULL)`
 
 const invoiceFrom = ` FROM receivables.sales_invoices i JOIN receivables.debtors d ON d.tenant_id = i.tenant_id AND d.id = i.debtor_id`
 
@@ -47,7 +47,7 @@ func scanInvoice(row pgx.CollectableRow) (receivables.InvoiceRecord, error) {
 	err := row.Scan(&r.ID, &r.DebtorID, &r.Debtor.CustomerNumber, &r.Debtor.Name, &r.State, &r.Number, &r.InvoiceDate, &r.DueDate,
 		&r.DeliveryDate, &r.ServiceStart, &r.ServiceEnd, &r.Currency, &rate, &r.BuyerReference, &r.Notes, &r.ExemptionReason,
 		&lines, &doc, &net, &tax, &gross, &paid, &credited, &r.BookingIntentID, &r.DocumentID, &r.VoidReason, &r.RequestHash,
-		&r.CreatedAt, &r.FinalizedAt, &r.Today, &r.Type, &r.CorrectsID)
+		&r.CreatedAt, &r.FinalizedAt, &r.Today, &r.Type, &r.CorrectsID, &r.HasFiles)
 	if err != nil {
 		return r, err
 	}
@@ -129,7 +129,7 @@ func (s *Store) CreateInvoice(ctx context.Context, tenantID string, r receivable
 }
 
 // IssueInvoice implements receivables.InvoiceStore.
-func (s *Store) IssueInvoice(ctx context.Context, tenantID, id string, issue func(number string) (receivables.Issued, error)) (receivables.InvoiceRecord, error) {
+func (s *Store) IssueInvoice(ctx context.Context, tenantID, id string, issue func(number string) (einvoice.Document, error)) (receivables.InvoiceRecord, error) {
 	var out receivables.InvoiceRecord
 	err := db.InTenant(ctx, s.pool, tenantID, db.ReadCommitted, func(tx pgx.Tx) error {
 		cur, err := invoice(ctx, tx, tenantID, id, " FOR UPDATE OF i")
@@ -148,19 +148,21 @@ func (s *Store) IssueInvoice(ctx context.Context, tenantID, id string, issue fun
 		if err != nil {
 			return err
 		}
-		is, err := issue(number)
+		d, err := issue(number)
 		if err != nil {
 			return err
 		}
-		doc, err := json.Marshal(is.Document)
+		doc, err := json.Marshal(d)
 		if err != nil {
 			return err
 		}
-		t := is.Document.Totals
-		_, err = tx.Exec(ctx, `UPDATE receivables.sales_invoices SET state = 'pending', number = $3, document = $4, xml = $5, pdf = $6,
-				total_net = $7::numeric, total_tax = $8::numeric, total_gross = $9::numeric, updated_at = now()
+		// No XML and PDF yet: they are rendered after the commit, outside
+		// the counter's lock (StoreInvoiceFiles).
+		t := d.Totals
+		_, err = tx.Exec(ctx, `UPDATE receivables.sales_invoices SET state = 'pending', number = $3, document = $4,
+				total_net = $5::numeric, total_tax = $6::numeric, total_gross = $7::numeric, updated_at = now()
 			WHERE tenant_id = $1 AND id = $2`,
-			tenantID, id, number, doc, is.XML, is.PDF, t.TaxBasis.String(), t.Tax.String(), t.Grand.String())
+			tenantID, id, number, doc, t.TaxBasis.String(), t.Tax.String(), t.Grand.String())
 		if err != nil {
 			return err
 		}
@@ -171,6 +173,19 @@ func (s *Store) IssueInvoice(ctx context.Context, tenantID, id string, issue fun
 		return receivables.InvoiceRecord{}, errs.Wrap("postgres.IssueInvoice", err)
 	}
 	return out, nil
+}
+
+// StoreInvoiceFiles implements receivables.InvoiceStore.
+func (s *Store) StoreInvoiceFiles(ctx context.Context, tenantID, id string, xml, pdf []byte) error {
+	err := db.InTenant(ctx, s.pool, tenantID, db.ReadCommitted, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `UPDATE receivables.sales_invoices SET xml = $3, pdf = $4, updated_at = now()
+			WHERE tenant_id = $1 AND id = $2 AND state = 'pending' AND (xml IS NULL OR pdf IS NULL)`, tenantID, id, xml, pdf)
+		return err
+	})
+	if err != nil {
+		return errs.Wrap("postgres.StoreInvoiceFiles", err)
+	}
+	return nil
 }
 
 // ConfirmInvoice implements receivables.InvoiceStore.

@@ -1,6 +1,7 @@
 package postgres_test
 
 import (
+	"bytes"
 	"context"
 	"sync"
 	"testing"
@@ -15,6 +16,8 @@ import (
 	"github.com/ledgerplatform/ledger/contracts/receivablesv1"
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/services/receivables"
+	"github.com/ledgerplatform/ledger/services/receivables/einvoice"
+	"github.com/ledgerplatform/ledger/services/receivables/invoicepdf"
 )
 
 // fakeLedger records what invoicing asks of the ledger; fail, when set,
@@ -205,6 +208,85 @@ func TestInvoiceIssuing(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"RE-2026-00005", "RE-2026-00004", "RE-2026-00003", "RE-2026-00002", "RE-2026-00001"}, states); diff != "" {
 		t.Fatalf("list (-want +got):\n%s", diff)
+	}
+}
+
+// TestInvoiceResumePendingWithoutFiles: issuing that stopped after the
+// number was taken but before the XML and PDF were stored (a crash while
+// rendering, which runs outside the number's lock) resumes by rendering
+// them from the stored document model: the same number, posted once,
+// files that are the model's deterministic rendering.
+func TestInvoiceResumePendingWithoutFiles(t *testing.T) {
+	s, owner := store(t)
+	ctx := context.Background()
+	tenant := uuid.NewString()
+	d, err := s.CreateDebtor(ctx, tenant, debtor("Muster Handel GmbH", "K-1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	led := &fakeLedger{}
+	inv := receivables.NewInvoicing(s, s, led, fakeTenants{})
+	in := receivablesv1.InvoiceInput{DebtorID: d.ID, InvoiceDate: "2026-03-01", DueDate: "2099-12-31", Draft: true, LineItems: []receivablesv1.LineItemInput{
+		{Description: "eins", Quantity: money.MustParse("3"), UnitPrice: money.MustParse("19.99"), TaxCode: "USt19"}}}
+	draft, err := inv.CreateInvoice(ctx, tenant, receivables.Request{Body: []byte("1")}, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := s.Invoice(ctx, tenant, draft.InvoiceID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ten, _ := fakeTenants{}.Tenant(ctx, tenant)
+	set, err := s.InvoiceSettings(ctx, tenant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Step 1 only, as issuing does it; the process then "crashes".
+	pending, err := s.IssueInvoice(ctx, tenant, rec.ID, func(number string) (einvoice.Document, error) {
+		doc := receivables.BuildDocument(rec, number, d, ten, set)
+		return doc, doc.Compute()
+	})
+	if err != nil || pending.State != "pending" || pending.Number != "RE-2026-00001" || pending.HasFiles || pending.Document == nil {
+		t.Fatalf("pending %+v %v", pending, err)
+	}
+	for _, pdf := range []bool{true, false} {
+		if _, _, err := s.InvoiceFile(ctx, tenant, rec.ID, pdf); !errs.Is(err, errs.NotFound) {
+			t.Fatalf("file (pdf %v) of a pending invoice without files: %v", pdf, err)
+		}
+	}
+
+	fin, err := inv.FinalizeInvoice(ctx, tenant, rec.ID)
+	if err != nil || *fin.Number != "RE-2026-00001" || fin.Status != "open" {
+		t.Fatalf("resumed %+v %v", fin, err)
+	}
+	wantXML, err := einvoice.CII(*pending.Document)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantPDF, err := invoicepdf.Render(*pending.Document, wantXML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, gotXML, err := s.InvoiceFile(ctx, tenant, rec.ID, false)
+	if err != nil || !bytes.Equal(gotXML, wantXML) {
+		t.Fatalf("stored XML differs from the document model's (%v)", err)
+	}
+	_, gotPDF, err := s.InvoiceFile(ctx, tenant, rec.ID, true)
+	if err != nil || !bytes.Equal(gotPDF, wantPDF) {
+		t.Fatalf("stored PDF differs from the document model's (%v)", err)
+	}
+	// Storing files again (a concurrent retry) changes nothing.
+	if err := s.StoreInvoiceFiles(ctx, tenant, rec.ID, []byte("<x/>"), []byte("%PDF")); err != nil {
+		t.Fatal(err)
+	}
+	if _, again, _ := s.InvoiceFile(ctx, tenant, rec.ID, true); !bytes.Equal(again, wantPDF) {
+		t.Fatal("the files of a posted invoice were replaced")
+	}
+	if len(led.posts) != 1 || len(led.uploads) != 1 {
+		t.Fatalf("%d postings, %d uploads, want 1 each", len(led.posts), len(led.uploads))
+	}
+	if n := count(t, owner, "SELECT count(*) FROM receivables.outbox WHERE subject = $1", receivablesv1.EventInvoiceIssued); n != 1 {
+		t.Fatalf("%d events", n)
 	}
 }
 
