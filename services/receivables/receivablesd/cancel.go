@@ -16,12 +16,12 @@ func CancelRoutes(cn *receivables.CreditNotes) []natsx.Route {
 		// The credit note's id and the reversal's key derive from the
 		// invoice, so a repeat resumes or answers the cancellation made;
 		// the middleware replays a keyed repeat's first answer.
-		{Subject: receivablesv1.SubjectSalesInvoiceCancel, Idempotent: true, Decode: param("id"), Endpoint: natsx.Typed(func(ctx context.Context, id string) (receivablesv1.Cancelled, error) {
+		{Subject: receivablesv1.SubjectSalesInvoiceCancel, Idempotent: true, Decode: natsx.PathParam("id"), Endpoint: natsx.Typed(func(ctx context.Context, id string) (receivablesv1.Cancelled, error) {
 			return cn.Cancel(ctx, natsx.Claims(ctx).TenantID, id)
 		})},
 		// As creating an invoice: the key derives the credit note's id, so
 		// a retry after an outage resumes it.
-		{Subject: receivablesv1.SubjectSalesInvoiceCredit, Idempotent: true, Decode: withID[receivablesv1.CreditNoteInput], Endpoint: natsx.Typed(func(ctx context.Context, r idBody[receivablesv1.CreditNoteInput]) (*natsx.Response, error) {
+		{Subject: receivablesv1.SubjectSalesInvoiceCredit, Idempotent: true, Decode: natsx.DecodeWithID[receivablesv1.CreditNoteInput], Endpoint: natsx.Typed(func(ctx context.Context, r natsx.WithID[receivablesv1.CreditNoteInput]) (*natsx.Response, error) {
 			idem.Reply(ctx, func(v any) any { return natsx.Created(v) })
 			c := natsx.Claims(ctx)
 			out, err := cn.CreditNote(ctx, c.TenantID, r.ID, receivables.Request{Actor: c.Actor(), IdempotencyKey: natsx.IdempotencyKey(ctx)}, r.Body)

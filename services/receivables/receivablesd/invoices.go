@@ -41,7 +41,7 @@ func InvoiceRoutes(inv *receivables.Invoicing) []natsx.Route {
 			}
 			return natsx.Created(out), nil
 		})},
-		{Subject: receivablesv1.SubjectInvoicesFinalize, Idempotent: true, Decode: param("id"), Endpoint: natsx.Typed(func(ctx context.Context, id string) (*natsx.Response, error) {
+		{Subject: receivablesv1.SubjectInvoicesFinalize, Idempotent: true, Decode: natsx.PathParam("id"), Endpoint: natsx.Typed(func(ctx context.Context, id string) (*natsx.Response, error) {
 			idem.Reply(ctx, func(v any) any { return natsx.Created(v) })
 			out, err := inv.FinalizeInvoice(ctx, natsx.Claims(ctx).TenantID, id)
 			if err != nil {
@@ -52,17 +52,17 @@ func InvoiceRoutes(inv *receivables.Invoicing) []natsx.Route {
 		{Subject: receivablesv1.SubjectInvoicesList, Decode: invoiceFilter, Endpoint: natsx.Typed(func(ctx context.Context, f receivablesv1.InvoiceFilter) (receivablesv1.InvoiceList, error) {
 			return inv.Invoices(ctx, natsx.Claims(ctx).TenantID, f)
 		})},
-		{Subject: receivablesv1.SubjectInvoicesGet, Decode: param("id"), Endpoint: natsx.Typed(func(ctx context.Context, id string) (receivablesv1.Invoice, error) {
+		{Subject: receivablesv1.SubjectInvoicesGet, Decode: natsx.PathParam("id"), Endpoint: natsx.Typed(func(ctx context.Context, id string) (receivablesv1.Invoice, error) {
 			return inv.Invoice(ctx, natsx.Claims(ctx).TenantID, id)
 		})},
-		{Subject: receivablesv1.SubjectInvoicesPDF, Decode: param("id"), Endpoint: natsx.Typed(func(ctx context.Context, id string) (*natsx.Response, error) {
+		{Subject: receivablesv1.SubjectInvoicesPDF, Decode: natsx.PathParam("id"), Endpoint: natsx.Typed(func(ctx context.Context, id string) (*natsx.Response, error) {
 			number, content, err := inv.InvoiceFile(ctx, natsx.Claims(ctx).TenantID, id, true)
 			if err != nil {
 				return nil, err
 			}
 			return &natsx.Response{Raw: content, ContentType: "application/pdf", Disposition: disposition(number + ".pdf")}, nil
 		})},
-		{Subject: receivablesv1.SubjectInvoicesXML, Decode: param("id"), Endpoint: natsx.Typed(func(ctx context.Context, id string) (*natsx.Response, error) {
+		{Subject: receivablesv1.SubjectInvoicesXML, Decode: natsx.PathParam("id"), Endpoint: natsx.Typed(func(ctx context.Context, id string) (*natsx.Response, error) {
 			number, content, err := inv.InvoiceFile(ctx, natsx.Claims(ctx).TenantID, id, false)
 			if err != nil {
 				return nil, err
@@ -92,10 +92,10 @@ func invoiceFilter(_ context.Context, r *natsx.Request) (any, error) {
 	f := receivablesv1.InvoiceFilter{DebtorID: r.Query.Get("debtor_id"), Status: r.Query.Get("status"), From: r.Query.Get("from"), To: r.Query.Get("to")}
 	var details []errs.Detail
 	var err error
-	if f.Limit, err = intParam(r.Query, "limit", receivables.DefaultInvoicesLimit, 1, receivables.MaxInvoicesLimit); err != nil {
+	if f.Limit, err = natsx.IntQuery(r.Query, "limit", receivables.DefaultInvoicesLimit, 1, receivables.MaxInvoicesLimit); err != nil {
 		details = append(details, errs.As(err).Details...)
 	}
-	if f.Offset, err = intParam(r.Query, "offset", 0, 0, 1<<31-1); err != nil {
+	if f.Offset, err = natsx.IntQuery(r.Query, "offset", 0, 0, 1<<31-1); err != nil {
 		details = append(details, errs.As(err).Details...)
 	}
 	if f.DebtorID != "" && !receivables.ValidID(f.DebtorID) {

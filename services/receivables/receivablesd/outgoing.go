@@ -33,10 +33,10 @@ func outgoingFilter(_ context.Context, r *natsx.Request) (any, error) {
 	f := receivablesv1.OutgoingFilter{CustomerID: q.Get("customer_id"), Status: q.Get("status"), Type: q.Get("type"),
 		StartDate: q.Get("start_date"), EndDate: q.Get("end_date")}
 	var err error
-	if f.Limit, err = intParam(q, "limit", receivablesv1.DefaultOutgoingLimit, 1, receivablesv1.MaxOutgoingLimit); err != nil {
+	if f.Limit, err = natsx.IntQuery(q, "limit", receivablesv1.DefaultOutgoingLimit, 1, receivablesv1.MaxOutgoingLimit); err != nil {
 		return nil, err
 	}
-	if f.Offset, err = intParam(q, "offset", 0, 0, 1<<31-1); err != nil {
+	if f.Offset, err = natsx.IntQuery(q, "offset", 0, 0, 1<<31-1); err != nil {
 		return nil, err
 	}
 	return f, receivables.CheckOutgoingFilter(f)

@@ -4,8 +4,6 @@ package receivablesd
 
 import (
 	"context"
-	"net/url"
-	"strconv"
 
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
 	"github.com/ledgerplatform/ledger/contracts/receivablesv1"
@@ -50,10 +48,10 @@ func Routes(svc *receivables.Service) []natsx.Route {
 			}
 			return natsx.Created(d), nil
 		})},
-		{Subject: receivablesv1.SubjectDebtorsGet, Decode: param("id"), Endpoint: natsx.Typed(func(ctx context.Context, id string) (receivables.Debtor, error) {
+		{Subject: receivablesv1.SubjectDebtorsGet, Decode: natsx.PathParam("id"), Endpoint: natsx.Typed(func(ctx context.Context, id string) (receivables.Debtor, error) {
 			return svc.Debtor(ctx, natsx.Claims(ctx).TenantID, id)
 		})},
-		{Subject: receivablesv1.SubjectDebtorsUpdate, Idempotent: true, Decode: withID[receivablesv1.DebtorUpdate], Endpoint: natsx.Typed(func(ctx context.Context, r idBody[receivablesv1.DebtorUpdate]) (receivables.Debtor, error) {
+		{Subject: receivablesv1.SubjectDebtorsUpdate, Idempotent: true, Decode: natsx.DecodeWithID[receivablesv1.DebtorUpdate], Endpoint: natsx.Typed(func(ctx context.Context, r natsx.WithID[receivablesv1.DebtorUpdate]) (receivables.Debtor, error) {
 			return svc.UpdateDebtor(ctx, natsx.Claims(ctx).TenantID, r.ID, r.Body)
 		})},
 	}
@@ -63,10 +61,10 @@ func Routes(svc *receivables.Service) []natsx.Route {
 func debtorFilter(_ context.Context, r *natsx.Request) (any, error) {
 	f := receivablesv1.DebtorFilter{Search: r.Query.Get("search")}
 	var err error
-	if f.Limit, err = intParam(r.Query, "limit", receivables.DefaultDebtorsLimit, 1, receivables.MaxDebtorsLimit); err != nil {
+	if f.Limit, err = natsx.IntQuery(r.Query, "limit", receivables.DefaultDebtorsLimit, 1, receivables.MaxDebtorsLimit); err != nil {
 		return nil, err
 	}
-	if f.Offset, err = intParam(r.Query, "offset", 0, 0, 1<<31-1); err != nil {
+	if f.Offset, err = natsx.IntQuery(r.Query, "offset", 0, 0, 1<<31-1); err != nil {
 		return nil, err
 	}
 	switch v := r.Query.Get("is_active"); v {
@@ -81,36 +79,4 @@ func debtorFilter(_ context.Context, r *natsx.Request) (any, error) {
 		return nil, errs.Invalid("invalid query parameter search", errs.Field("search", "at most 100 characters"))
 	}
 	return f, nil
-}
-
-// intParam parses an optional integer query parameter within bounds.
-func intParam(q url.Values, name string, def, lo, hi int) (int, error) {
-	s := q.Get(name)
-	if s == "" {
-		return def, nil
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < lo || n > hi {
-		return 0, errs.Invalid("invalid query parameter "+name, errs.Field(name, "must be an integer from "+strconv.Itoa(lo)+" to "+strconv.Itoa(hi)))
-	}
-	return n, nil
-}
-
-func param(name string) natsx.DecodeFunc {
-	return func(_ context.Context, r *natsx.Request) (any, error) { return r.Param(name), nil }
-}
-
-// idBody is a request on a resource: its path id and the strictly decoded
-// body.
-type idBody[T any] struct {
-	ID   string
-	Body T
-}
-
-func withID[T any](_ context.Context, r *natsx.Request) (any, error) {
-	var v T
-	if err := natsx.Decode(r.Body, &v); err != nil {
-		return nil, err
-	}
-	return idBody[T]{ID: r.Param("id"), Body: v}, nil
 }
