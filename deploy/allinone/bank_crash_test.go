@@ -58,13 +58,15 @@ func TestBankCrash(t *testing.T) {
 			t.Fatalf("upload: %d %.300s (want 202: the job still running)", r.Status, r.Raw)
 		}
 		job := r.str("id")
+		// Killed while the entries are being written: as soon as the job
+		// reports its first written chunk (rows_done, kept beside the
+		// import's own transaction), long before its last.
 		eventually(t, 30*time.Second, func() error {
-			if count(`SELECT count(*) FROM bank.file_jobs WHERE id = $1 AND state = 'running'`, job) != 1 {
-				return fmt.Errorf("job %s not running yet", job)
+			if count(`SELECT count(*) FROM bank.file_jobs WHERE id = $1 AND state = 'running' AND rows_done > 0`, job) != 1 {
+				return fmt.Errorf("job %s has written nothing yet", job)
 			}
 			return nil
 		})
-		time.Sleep(1500 * time.Millisecond) // well inside the transaction writing the entries
 		bank.kill(t)
 		if c := count(`SELECT count(*) FROM bank.file_jobs WHERE id = $1 AND state = 'running'`, job); c != 1 {
 			t.Fatalf("the import ended before the kill; make the file larger")
@@ -79,7 +81,11 @@ func TestBankCrash(t *testing.T) {
 		bank.start(t) // the job goes to the new process after BANK_IMPORT_ACK_WAIT
 		var done resp
 		eventually(t, 90*time.Second, func() error {
-			done = p.must(200, "GET", "/v1/bank-imports/"+job, w, nil)
+			// A process that has just started may not serve every route
+			// yet: 503 is retried, as a client would.
+			if done = p.call("GET", "/v1/bank-imports/"+job, w, nil); done.Status != 200 {
+				return fmt.Errorf("GET the job: %d %.200s", done.Status, done.Raw)
+			}
 			if s := done.str("state"); s != "done" {
 				return fmt.Errorf("job %s", s)
 			}
@@ -144,14 +150,23 @@ func TestBankCrash(t *testing.T) {
 			if before >= n-20 {
 				break
 			}
+			// The batch runs until killed. A call that ends before enough
+			// progress (a transient refusal right after a restart ends a
+			// batch: the client retries it) is sent again.
 			answered := make(chan resp, 1)
 			go func() { answered <- p.call("POST", "/v1/bank-transactions/batch-reconcile", w, batch) }()
-			eventually(t, 30*time.Second, func() error {
-				if l := live(); l < before+10 {
-					return fmt.Errorf("%d reconciliations", l)
+			deadline := time.Now().Add(60 * time.Second)
+			for live() < before+10 {
+				select {
+				case r := <-answered:
+					t.Logf("round %d: the batch ended before the kill: %d %.300s", round, r.Status, r.Raw)
+					go func() { answered <- p.call("POST", "/v1/bank-transactions/batch-reconcile", w, batch) }()
+				case <-time.After(20 * time.Millisecond):
 				}
-				return nil
-			})
+				if time.Now().After(deadline) {
+					t.Fatalf("round %d: no progress within 60s: %d reconciliations", round, live())
+				}
+			}
 			bank.kill(t)
 			caught = count(`SELECT count(*) FROM bank.reconciliations WHERE tenant_id = $1 AND state = 'pending'`, tenant)
 			posted = count(`SELECT count(*) FROM bank.reconciliations r WHERE r.tenant_id = $1 AND r.state = 'pending'
