@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -166,4 +167,10 @@ func NotFound(err error, format string, args ...any) error {
 		return errs.NotFoundf(format, args...)
 	}
 	return err
+}
+
+// LikeEscape makes s match itself in a LIKE pattern (escape character \),
+// so a search for "50%" or "a_b" finds those texts only.
+func LikeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }

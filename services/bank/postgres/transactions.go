@@ -240,8 +240,8 @@ func (s *Store) Transactions(ctx context.Context, tenantID string, f bankv1.Tran
 	if f.Search != "" {
 		// Any part of the texts an accountant searches by, case-blind; the
 		// IBAN also as printed in groups of four.
-		pattern := "%" + likeEscape(f.Search) + "%"
-		args = append(args, pattern, "%"+likeEscape(bank.NormalizeIBAN(f.Search))+"%")
+		pattern := "%" + db.LikeEscape(f.Search) + "%"
+		args = append(args, pattern, "%"+db.LikeEscape(bank.NormalizeIBAN(f.Search))+"%")
 		n, m := "$"+strconv.Itoa(len(args)-1), "$"+strconv.Itoa(len(args))
 		where = append(where, "(counterparty_name ILIKE "+n+" OR reference ILIKE "+n+" OR bank_reference ILIKE "+n+
 			" OR end_to_end_id ILIKE "+n+" OR counterparty_iban LIKE "+m+")")
@@ -293,7 +293,3 @@ func (s *Store) Transaction(ctx context.Context, tenantID, id string) (bank.Tran
 }
 
 func newID() string { return uuid.NewString() }
-
-func likeEscape(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
-}

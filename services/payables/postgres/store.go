@@ -81,10 +81,10 @@ func address(a *payablesv1.Address) payablesv1.Address {
 func (s *Store) Vendors(ctx context.Context, tenantID string, f payablesv1.VendorFilter) ([]payables.Vendor, error) {
 	where, args := []string{"v.tenant_id = $1"}, []any{tenantID}
 	if f.Search != "" {
-		args = append(args, "%"+likeEscape(strings.ToLower(f.Search))+"%")
+		args = append(args, "%"+db.LikeEscape(strings.ToLower(f.Search))+"%")
 		n := "$" + strconv.Itoa(len(args))
 		// A VAT ID is stored without the spaces people type into it.
-		args = append(args, "%"+likeEscape(strings.ToLower(strings.Join(strings.Fields(f.Search), "")))+"%")
+		args = append(args, "%"+db.LikeEscape(strings.ToLower(strings.Join(strings.Fields(f.Search), "")))+"%")
 		m := "$" + strconv.Itoa(len(args))
 		where = append(where, "(lower(v.name) LIKE "+n+" OR lower(v.vat_id) LIKE "+m+")")
 	}
@@ -108,11 +108,6 @@ func (s *Store) Vendors(ctx context.Context, tenantID string, f payablesv1.Vendo
 		return nil, fmt.Errorf("postgres.Vendors: %w", err)
 	}
 	return out, nil
-}
-
-// likeEscape makes s match itself in a LIKE pattern (escape character \).
-func likeEscape(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
 
 // Vendor implements payables.Store.

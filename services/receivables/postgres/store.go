@@ -63,7 +63,7 @@ func scanDebtor(row pgx.CollectableRow) (receivables.Debtor, error) {
 func (s *Store) Debtors(ctx context.Context, tenantID string, f receivablesv1.DebtorFilter) ([]receivables.Debtor, error) {
 	where, args := []string{"tenant_id = $1"}, []any{tenantID}
 	if f.Search != "" {
-		args = append(args, "%"+likeEscape(strings.ToLower(f.Search))+"%")
+		args = append(args, "%"+db.LikeEscape(strings.ToLower(f.Search))+"%")
 		n := "$" + strconv.Itoa(len(args))
 		where = append(where, "(lower(name) LIKE "+n+" OR lower(customer_number) LIKE "+n+" OR lower(vat_id) LIKE "+n+")")
 	}
@@ -87,11 +87,6 @@ func (s *Store) Debtors(ctx context.Context, tenantID string, f receivablesv1.De
 		return nil, fmt.Errorf("postgres.Debtors: %w", err)
 	}
 	return out, nil
-}
-
-// likeEscape makes s match itself in a LIKE pattern (escape character \).
-func likeEscape(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
 
 // Debtor implements receivables.Store.
