@@ -28,26 +28,27 @@ import (
 // steps that each survive a crash, like the bank's reconciliation:
 //
 //  1. one short transaction takes the gapless number and moves the row to
-//     pending with its document model (IssueInvoice); the tenant's
-//     counter row stays locked only for that;
+//     pending with its document model (IssueInvoice, or CreateInvoice for
+//     an invoice issued at once: the row is inserted and numbered in one
+//     commit); the tenant's counter row stays locked only for that;
 //  2. the XML and PDF are rendered from the stored document model outside
-//     any lock and stored on the row in a second short transaction
-//     (StoreInvoiceFiles): rendering takes ~25 ms of CPU, and inside the
-//     counter lock it made one tenant's invoices wait for each other;
+//     any lock: rendering takes ~15 ms of CPU, and inside the counter lock
+//     it made one tenant's invoices wait for each other;
 //  3. the PDF is stored as a ledger document (deduplicated by its hash,
 //     so a retry finds the same document) and the receivable is posted
 //     under an intent id derived from the invoice id (a retry answers the
 //     intent already posted);
-//  4. one transaction moves the row to posted and writes the event
-//     (ConfirmInvoice); the row's CHECK refuses a posted row without its
-//     XML and PDF.
+//  4. one transaction stores the XML and PDF, moves the row to posted and
+//     writes the event (ConfirmInvoice); the row's CHECK refuses a posted
+//     row without its XML and PDF.
 //
 // A retry of any kind (the same Idempotency-Key, which derives the same
 // invoice id, or POST .../finalize) finds the pending row and resumes at
-// step 2 when it has no files yet (rendering is deterministic, so the
-// files are those the first attempt would have stored), else at step 3: a
-// pending invoice is never numbered again. A posting the ledger
-// refuses for good voids the invoice: its number stays accounted for.
+// step 2: rendering is deterministic, so it renders the bytes the first
+// attempt stored with the ledger, whose document store then answers the
+// same document. A pending invoice is never numbered again. A posting the
+// ledger refuses for good voids the invoice: its number stays accounted
+// for. Four commits make an invoice (two here, two in the ledger).
 
 // Limits of a sales invoice.
 const (
@@ -128,21 +129,19 @@ type Issued struct {
 type InvoiceStore interface {
 	// CreateInvoice inserts r in state draft; an invoice with r.ID that
 	// exists already (a retried request) is returned as it is, with
-	// created false.
-	CreateInvoice(ctx context.Context, tenantID string, r InvoiceRecord) (rec InvoiceRecord, created bool, err error)
+	// created false. With issue, a new row is issued in the same
+	// transaction as IssueInvoice issues a draft.
+	CreateInvoice(ctx context.Context, tenantID string, r InvoiceRecord, issue func(number string) (einvoice.Document, error)) (rec InvoiceRecord, created bool, err error)
 	// IssueInvoice locks the invoice; a draft gets the next number of its
 	// invoice date's year and issue's document and moves to pending
 	// without XML and PDF, in one transaction (an error of issue rolls the
 	// number back). issue runs under the number's lock: it must be quick
 	// (no rendering). An invoice past draft is returned as it is.
 	IssueInvoice(ctx context.Context, tenantID, id string, issue func(number string) (einvoice.Document, error)) (InvoiceRecord, error)
-	// StoreInvoiceFiles stores the XML and PDF of a pending invoice that
-	// has none yet; otherwise (stored by a concurrent retry, which
-	// rendered the same bytes, or past pending) it changes nothing.
-	StoreInvoiceFiles(ctx context.Context, tenantID, id string, xml, pdf []byte) error
-	// ConfirmInvoice moves a pending invoice to posted and writes ev to
-	// the outbox; a posted one is returned as it is.
-	ConfirmInvoice(ctx context.Context, tenantID, id, intentID, documentID string, ev receivablesv1.InvoiceIssued) (InvoiceRecord, error)
+	// ConfirmInvoice stores the XML and PDF of a pending invoice, moves it
+	// to posted and writes ev to the outbox; a posted one is returned as
+	// it is.
+	ConfirmInvoice(ctx context.Context, tenantID, id, intentID, documentID string, xml, pdf []byte, ev receivablesv1.InvoiceIssued) (InvoiceRecord, error)
 	// VoidInvoice moves a pending invoice to void with the reason.
 	VoidInvoice(ctx context.Context, tenantID, id, reason string) error
 	// Invoice reads one; NOT_FOUND when unknown.
@@ -692,14 +691,16 @@ func (s *Invoicing) CreateInvoice(ctx context.Context, tenantID string, req Requ
 	}
 	r.RequestHash = bodyHash(req.Body)
 	var pre *prepared
+	var issue func(number string) (einvoice.Document, error)
 	if !in.Draft {
 		// Everything the document needs is asked and checked before
 		// anything is written: a refusal takes no number.
 		if pre, err = s.prepare(ctx, tenantID, r, d); err != nil {
 			return receivablesv1.InvoiceCreated{}, err
 		}
+		issue = pre.document(r)
 	}
-	rec, created, err := s.store.CreateInvoice(ctx, tenantID, r)
+	rec, created, err := s.store.CreateInvoice(ctx, tenantID, r, issue)
 	if err != nil {
 		return receivablesv1.InvoiceCreated{}, err
 	}
@@ -759,6 +760,18 @@ func (s *Invoicing) prepare(ctx context.Context, tenantID string, r InvoiceRecor
 	return &prepared{debtor: d, tenant: t, settings: set}, nil
 }
 
+// document is the function that builds r's document once its number is
+// taken, under the number's lock.
+func (pre *prepared) document(r InvoiceRecord) func(number string) (einvoice.Document, error) {
+	return func(number string) (einvoice.Document, error) {
+		doc := BuildDocument(r, number, pre.debtor, pre.tenant, pre.settings)
+		if err := doc.Compute(); err != nil {
+			return einvoice.Document{}, documentFields(err)
+		}
+		return doc, nil
+	}
+}
+
 // issue runs the steps of issuing from wherever rec stands.
 func (s *Invoicing) issue(ctx context.Context, tenantID string, rec InvoiceRecord, pre *prepared) (receivablesv1.InvoiceCreated, error) {
 	switch rec.State {
@@ -780,13 +793,7 @@ func (s *Invoicing) issue(ctx context.Context, tenantID string, rec InvoiceRecor
 			}
 		}
 		var err error
-		rec, err = s.store.IssueInvoice(ctx, tenantID, rec.ID, func(number string) (einvoice.Document, error) {
-			doc := BuildDocument(rec, number, pre.debtor, pre.tenant, pre.settings)
-			if err := doc.Compute(); err != nil {
-				return einvoice.Document{}, documentFields(err)
-			}
-			return doc, nil
-		})
+		rec, err = s.store.IssueInvoice(ctx, tenantID, rec.ID, pre.document(rec))
 		if err != nil {
 			return receivablesv1.InvoiceCreated{}, err
 		}
@@ -818,28 +825,23 @@ func renderFiles(rec InvoiceRecord) (xml, pdf []byte, err error) {
 	return xml, pdf, nil
 }
 
-// post renders and stores the files if the invoice has none yet, stores
-// the PDF with the ledger, posts the receivable and confirms. d is the
-// invoice's debtor when the caller has it (nil: read it).
+// post renders the files (or reads those an earlier version stored),
+// stores the PDF with the ledger, posts the receivable and confirms with
+// the files. d is the invoice's debtor when the caller has it (nil: read
+// it).
 func (s *Invoicing) post(ctx context.Context, tenantID string, rec InvoiceRecord, d *Debtor) (receivablesv1.InvoiceCreated, error) {
 	if rec.Document == nil {
 		return receivablesv1.InvoiceCreated{}, fmt.Errorf("receivables.post: pending invoice %s without its document", rec.ID)
 	}
-	var pdf []byte
+	var xml, pdf []byte
+	var err error
 	if rec.HasFiles {
-		var err error
-		if _, pdf, err = s.store.InvoiceFile(ctx, tenantID, rec.ID, true); err != nil {
-			return receivablesv1.InvoiceCreated{}, err
-		}
+		_, pdf, err = s.store.InvoiceFile(ctx, tenantID, rec.ID, true)
 	} else {
-		var xml []byte
-		var err error
-		if xml, pdf, err = renderFiles(rec); err != nil {
-			return receivablesv1.InvoiceCreated{}, err
-		}
-		if err := s.store.StoreInvoiceFiles(ctx, tenantID, rec.ID, xml, pdf); err != nil {
-			return receivablesv1.InvoiceCreated{}, err
-		}
+		xml, pdf, err = renderFiles(rec)
+	}
+	if err != nil {
+		return receivablesv1.InvoiceCreated{}, err
 	}
 	docID, err := s.ledger.UploadPDF(ctx, tenantID, rec.Number+".pdf", pdf)
 	if err != nil {
@@ -862,7 +864,10 @@ func (s *Invoicing) post(ctx context.Context, tenantID string, rec InvoiceRecord
 	}
 	ev := receivablesv1.InvoiceIssued{TenantID: tenantID, InvoiceID: rec.ID, Number: rec.Number, DebtorID: rec.DebtorID, IntentID: intent,
 		Gross: money.New(rec.TotalGross), Currency: rec.Currency, DueDate: rec.DueDate}
-	rec, err = s.store.ConfirmInvoice(ctx, tenantID, rec.ID, intent, docID, ev)
+	if rec.HasFiles {
+		pdf = nil
+	}
+	rec, err = s.store.ConfirmInvoice(ctx, tenantID, rec.ID, intent, docID, xml, pdf, ev)
 	if err != nil {
 		return receivablesv1.InvoiceCreated{}, err
 	}

@@ -88,7 +88,7 @@ func nullable(s string) *string {
 }
 
 // CreateInvoice implements receivables.InvoiceStore.
-func (s *Store) CreateInvoice(ctx context.Context, tenantID string, r receivables.InvoiceRecord) (receivables.InvoiceRecord, bool, error) {
+func (s *Store) CreateInvoice(ctx context.Context, tenantID string, r receivables.InvoiceRecord, issue func(number string) (einvoice.Document, error)) (receivables.InvoiceRecord, bool, error) {
 	lines, err := json.Marshal(r.Lines)
 	if err != nil {
 		return r, false, fmt.Errorf("postgres.CreateInvoice: %w", err)
@@ -120,6 +120,10 @@ func (s *Store) CreateInvoice(ctx context.Context, tenantID string, r receivable
 			// tenant's request can only collide by a SHA-1 collision.
 			return errs.E(errs.Conflict, "invoice id already taken")
 		}
+		if err != nil || !created || issue == nil {
+			return err
+		}
+		out, err = issueDraft(ctx, tx, tenantID, out, issue)
 		return err
 	})
 	if err != nil {
@@ -136,37 +140,7 @@ func (s *Store) IssueInvoice(ctx context.Context, tenantID, id string, issue fun
 		if err != nil {
 			return err
 		}
-		if cur.State != "draft" {
-			out = cur
-			return nil
-		}
-		day, err := time.Parse(time.DateOnly, cur.InvoiceDate)
-		if err != nil {
-			return err
-		}
-		number, err := AllocateInvoiceNumber(ctx, tx, tenantID, day.Year())
-		if err != nil {
-			return err
-		}
-		d, err := issue(number)
-		if err != nil {
-			return err
-		}
-		doc, err := json.Marshal(d)
-		if err != nil {
-			return err
-		}
-		// No XML and PDF yet: they are rendered after the commit, outside
-		// the counter's lock (StoreInvoiceFiles).
-		t := d.Totals
-		_, err = tx.Exec(ctx, `UPDATE receivables.sales_invoices SET state = 'pending', number = $3, document = $4,
-				total_net = $5::numeric, total_tax = $6::numeric, total_gross = $7::numeric, updated_at = now()
-			WHERE tenant_id = $1 AND id = $2`,
-			tenantID, id, number, doc, t.TaxBasis.String(), t.Tax.String(), t.Grand.String())
-		if err != nil {
-			return err
-		}
-		out, err = invoice(ctx, tx, tenantID, id, "")
+		out, err = issueDraft(ctx, tx, tenantID, cur, issue)
 		return err
 	})
 	if err = db.NotFound(err, "sales invoice %s not found", id); err != nil {
@@ -175,21 +149,44 @@ func (s *Store) IssueInvoice(ctx context.Context, tenantID, id string, issue fun
 	return out, nil
 }
 
-// StoreInvoiceFiles implements receivables.InvoiceStore.
-func (s *Store) StoreInvoiceFiles(ctx context.Context, tenantID, id string, xml, pdf []byte) error {
-	err := db.InTenant(ctx, s.pool, tenantID, db.ReadCommitted, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `UPDATE receivables.sales_invoices SET xml = $3, pdf = $4, updated_at = now()
-			WHERE tenant_id = $1 AND id = $2 AND state = 'pending' AND (xml IS NULL OR pdf IS NULL)`, tenantID, id, xml, pdf)
-		return err
-	})
-	if err != nil {
-		return errs.Wrap("postgres.StoreInvoiceFiles", err)
+// issueDraft gives the draft cur, locked or just inserted by tx, the next
+// number of its year and issue's document, and moves it to pending; a row
+// past draft is returned as it is.
+func issueDraft(ctx context.Context, tx pgx.Tx, tenantID string, cur receivables.InvoiceRecord, issue func(number string) (einvoice.Document, error)) (receivables.InvoiceRecord, error) {
+	if cur.State != "draft" {
+		return cur, nil
 	}
-	return nil
+	day, err := time.Parse(time.DateOnly, cur.InvoiceDate)
+	if err != nil {
+		return cur, err
+	}
+	number, err := AllocateInvoiceNumber(ctx, tx, tenantID, day.Year())
+	if err != nil {
+		return cur, err
+	}
+	d, err := issue(number)
+	if err != nil {
+		return cur, err
+	}
+	doc, err := json.Marshal(d)
+	if err != nil {
+		return cur, err
+	}
+	// No XML and PDF yet: they are rendered after the commit, outside the
+	// counter's lock, and stored when the invoice is confirmed.
+	t := d.Totals
+	_, err = tx.Exec(ctx, `UPDATE receivables.sales_invoices SET state = 'pending', number = $3, document = $4,
+			total_net = $5::numeric, total_tax = $6::numeric, total_gross = $7::numeric, updated_at = now()
+		WHERE tenant_id = $1 AND id = $2`,
+		tenantID, cur.ID, number, doc, t.TaxBasis.String(), t.Tax.String(), t.Grand.String())
+	if err != nil {
+		return cur, err
+	}
+	return invoice(ctx, tx, tenantID, cur.ID, "")
 }
 
 // ConfirmInvoice implements receivables.InvoiceStore.
-func (s *Store) ConfirmInvoice(ctx context.Context, tenantID, id, intentID, documentID string, ev receivablesv1.InvoiceIssued) (receivables.InvoiceRecord, error) {
+func (s *Store) ConfirmInvoice(ctx context.Context, tenantID, id, intentID, documentID string, xml, pdf []byte, ev receivablesv1.InvoiceIssued) (receivables.InvoiceRecord, error) {
 	var out receivables.InvoiceRecord
 	err := db.InTenant(ctx, s.pool, tenantID, db.ReadCommitted, func(tx pgx.Tx) error {
 		cur, err := invoice(ctx, tx, tenantID, id, " FOR UPDATE OF i")
@@ -204,8 +201,11 @@ func (s *Store) ConfirmInvoice(ctx context.Context, tenantID, id, intentID, docu
 		default:
 			return errs.E(errs.Conflict, "sales invoice %s is %s, not pending", id, cur.State)
 		}
+		// Files stored by an earlier version (before the confirmation
+		// carried them) are kept: nil leaves them.
 		if _, err := tx.Exec(ctx, `UPDATE receivables.sales_invoices SET state = 'posted', booking_intent_id = $3, document_id = $4,
-				finalized_at = now(), updated_at = now() WHERE tenant_id = $1 AND id = $2`, tenantID, id, intentID, documentID); err != nil {
+				xml = coalesce(xml, $5), pdf = coalesce(pdf, $6), finalized_at = now(), updated_at = now()
+			WHERE tenant_id = $1 AND id = $2`, tenantID, id, intentID, documentID, xml, pdf); err != nil {
 			return err
 		}
 		if _, err := outbox.Put(ctx, tx, Schema.Schema, receivablesv1.EventInvoiceIssued, ev); err != nil {

@@ -275,8 +275,8 @@ func TestInvoiceResumePendingWithoutFiles(t *testing.T) {
 	if err != nil || !bytes.Equal(gotPDF, wantPDF) {
 		t.Fatalf("stored PDF differs from the document model's (%v)", err)
 	}
-	// Storing files again (a concurrent retry) changes nothing.
-	if err := s.StoreInvoiceFiles(ctx, tenant, rec.ID, []byte("<x/>"), []byte("%PDF")); err != nil {
+	// Confirming again (a concurrent retry) changes nothing.
+	if _, err := s.ConfirmInvoice(ctx, tenant, rec.ID, *fin.BookingIntentID, *fin.DocumentID, []byte("<x/>"), []byte("%PDF"), receivablesv1.InvoiceIssued{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, again, _ := s.InvoiceFile(ctx, tenant, rec.ID, true); !bytes.Equal(again, wantPDF) {
