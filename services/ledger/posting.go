@@ -137,7 +137,7 @@ func Expand(b Booking, chart Chart) (time.Time, []Event, error) {
 		if len(details) > n {
 			continue
 		}
-		events = append(events, expandLine(l, tc, desc)...)
+		events = append(events, expandLine(l, tc, desc, correction(l, tc, chart))...)
 	}
 	if len(details) > 0 {
 		return time.Time{}, nil, errs.Invalid("the booking is invalid; nothing was posted", details...)
@@ -147,11 +147,32 @@ func Expand(b Booking, chart Chart) (time.Time, []Event, error) {
 
 var hundred = decimal.NewFromInt(100)
 
+// correction says whether a taxed line runs against its code's usual
+// direction: output VAT belongs with the revenue, input VAT with the
+// expense or asset. An invoice credits revenue, so its VAT is credited; a
+// credit note debits revenue (or, for a purchase, credits the expense),
+// so the VAT it corrects sits on that side too and the tax base of the
+// code shrinks with it.
+func correction(l Line, tc TaxCode, chart Chart) bool {
+	typeOf := func(n string) string { a, _ := chart.Account(n); return a.Type }
+	switch tc.Kind {
+	case TaxOutput:
+		return typeOf(l.AccountDebit) == Revenue && typeOf(l.AccountCredit) != Revenue
+	case TaxInput:
+		d, c := typeOf(l.AccountDebit), typeOf(l.AccountCredit)
+		return c == Expense && d != Expense || c == Asset && d == Liability
+	}
+	return false
+}
+
 // expandLine splits a taxed line. The gross amount of input and output codes
 // is split into net and tax (rounded half away from zero to cents, the tax
 // being the remainder so the parts add up exactly); self-assessed codes
-// (§13b, intra-EU acquisition) post the amount as net plus a tax pair.
-func expandLine(l Line, tc TaxCode, bookingDesc string) []Event {
+// (§13b, intra-EU acquisition) post the amount as net plus a tax pair. The
+// VAT account takes the side of the revenue (output) or expense (input)
+// account: the credit side for output VAT and the debit side for input
+// VAT, the other way round for a correction.
+func expandLine(l Line, tc TaxCode, bookingDesc string, correction bool) []Event {
 	desc := l.Description
 	if desc == "" {
 		desc = bookingDesc
@@ -193,7 +214,7 @@ func expandLine(l Line, tc TaxCode, bookingDesc string) []Event {
 		return []Event{base}
 	}
 	base.Amount = net
-	if tc.Kind == TaxOutput {
+	if (tc.Kind == TaxOutput) != correction {
 		tax.AccountCredit = tc.VATAccount
 	} else {
 		tax.AccountDebit = tc.VATAccount

@@ -128,42 +128,19 @@ func CheckCredit(gross decimal.Decimal) func(Original) error {
 	}
 }
 
-// CreditPostingLines are the ledger lines of a partial credit note: per
-// VAT group the net debited to the group's revenue account and the VAT to
-// the output code's VAT account, each against the receivable. The
-// ledger splits an output code's VAT off the credit side only, so the
-// correction is posted as two explicit lines instead of one line with
-// the code. A foreign-currency credit note posts the EUR value.
-func CreditPostingLines(doc einvoice.Document, lines []Line, codes []ledgerv1.TaxCode, receivable, number string) ([]ledgerv1.Line, error) {
-	vat := map[string]string{}
-	for _, c := range codes {
-		vat[c.Code] = c.VATAccount
+// CreditPostingLines are the ledger lines of a partial credit note: the
+// invoice's lines the other way round, one per VAT group debiting the
+// group's revenue account with the group's gross against the receivable,
+// with the group's output code. The ledger puts the VAT of a line that
+// debits revenue on the debit side, so the credit note takes back both
+// the revenue and the VAT under the invoice's code (the code's tax base
+// shrinks with it). A foreign-currency credit note posts the EUR value.
+func CreditPostingLines(doc einvoice.Document, lines []Line, receivable, number string) []ledgerv1.Line {
+	out := PostingLines(doc, lines, receivable, number)
+	for i := range out {
+		out[i].AccountDebit, out[i].AccountCredit = out[i].AccountCredit, out[i].AccountDebit
 	}
-	eur := func(v decimal.Decimal) (money.Amount, *money.Amount, string) {
-		if doc.Currency == "EUR" || doc.Currency == "" {
-			return money.New(v), nil, ""
-		}
-		fx := money.New(v)
-		return money.New(v.Mul(doc.ExchangeRate).Round(2)), &fx, doc.Currency
-	}
-	ref := truncate(number, maxExternalReferenceLn)
-	var out []ledgerv1.Line
-	for _, g := range doc.TaxBreakdown {
-		rule := revenueFor(lines, g)
-		if g.Basis.IsPositive() {
-			amt, fx, cur := eur(g.Basis)
-			out = append(out, ledgerv1.Line{AccountDebit: rule.Account, AccountCredit: receivable, Amount: amt, FXAmount: fx, FXCurrency: cur, ExternalReference: ref})
-		}
-		if g.Tax.IsPositive() {
-			acc := vat[rule.TaxCode]
-			if acc == "" {
-				return nil, fmt.Errorf("receivables.CreditPostingLines: no VAT account for tax code %q", rule.TaxCode)
-			}
-			amt, fx, cur := eur(g.Tax)
-			out = append(out, ledgerv1.Line{AccountDebit: acc, AccountCredit: receivable, Amount: amt, FXAmount: fx, FXCurrency: cur, ExternalReference: ref})
-		}
-	}
-	return out, nil
+	return out
 }
 
 // CreditNote issues a partial credit note for an issued invoice and posts
@@ -231,14 +208,7 @@ func (c *CreditNotes) CreditNote(ctx context.Context, tenantID, id string, req R
 	if err != nil {
 		return receivablesv1.CreditNoteCreated{}, err
 	}
-	codes, err := c.ledger.TaxCodes(ctx, tenantID)
-	if err != nil {
-		return receivablesv1.CreditNoteCreated{}, errs.Wrap("receivables.CreditNote: tax codes", err)
-	}
-	postLines, err := CreditPostingLines(*cn.Document, orig.Lines, codes, d.ReceivableAccount, cn.Number)
-	if err != nil {
-		return receivablesv1.CreditNoteCreated{}, err
-	}
+	postLines := CreditPostingLines(*cn.Document, orig.Lines, d.ReceivableAccount, cn.Number)
 	intent := BookingIntentID(tenantID, cn.ID)
 	desc := truncate("Gutschrift "+cn.Number+" zu Rechnung "+orig.Number+" "+d.Name, maxBookingDescription)
 	if _, err = c.ledger.Post(ctx, ledgerv1.PostRequest{TenantID: tenantID, IntentID: intent, Source: invoiceSource, DocumentID: docID,
