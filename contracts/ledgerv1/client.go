@@ -117,3 +117,20 @@ func (c Client) ReviewCount(ctx context.Context, status string) (ReviewCount, er
 func (c Client) Reverse(ctx context.Context, tenant string, r ReverseRequest) (Reversed, error) {
 	return rpc.Send[Reversed](rpc.ForTenant(ctx, tenant), c.C, SubjectJournalReverse, r)
 }
+
+// ReversedBy answers the intent that reversed intentID, "" while none
+// did: a caller whose reversal is refused as ALREADY_REVERSED (its
+// idempotency key expired, or someone reversed the intent by hand) learns
+// which reversal stands.
+func (c Client) ReversedBy(ctx context.Context, tenant, intentID string) (string, error) {
+	var d struct {
+		ReversedBy *string `json:"reversed_by"`
+	}
+	if err := c.C.CallQuery(rpc.ForTenant(ctx, tenant), SubjectJournalGet, url.Values{"intent_id": {intentID}}, nil, &d); err != nil {
+		return "", err
+	}
+	if d.ReversedBy == nil {
+		return "", nil
+	}
+	return *d.ReversedBy, nil
+}

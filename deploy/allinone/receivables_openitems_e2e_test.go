@@ -262,6 +262,20 @@ func TestSalesInvoiceCancel(t *testing.T) {
 	if pdf := p.must(200, "GET", "/v1/sales-invoices/"+cn+"/pdf", s.rw, nil).Raw; !bytes.HasPrefix(pdf, []byte("%PDF")) {
 		t.Fatalf("the credit note's PDF is no PDF")
 	}
+
+	// An invoice whose booking an accountant reversed by hand in the
+	// journal: the cancellation documents that reversal with its credit
+	// note instead of failing on ALREADY_REVERSED.
+	byHand := s.issue(false)
+	journal := p.apiKey(s.admin, "journal:read", "journal:write")
+	hand := p.must(201, "POST", "/v1/journal/reverse", journal, map[string]any{"intent_id": byHand.str("booking_intent_id"), "reason": "falsch gebucht"})
+	c = p.must(200, "POST", "/v1/sales-invoices/"+byHand.str("invoice_id")+"/cancel", s.rw, nil)
+	if c.str("reversal_intent_id") != hand.str("reversal_intent_id") || c.str("credit_note_number") == "" {
+		t.Fatalf("cancelled after a reversal by hand: %s (the reversal: %s)", c.Raw, hand.Raw)
+	}
+	if got := invoiceState(p, s.reader, byHand.str("invoice_id")); got != "paid 0.00" {
+		t.Fatalf("the invoice reversed by hand, then cancelled: %s", got)
+	}
 }
 
 // validXML runs the EN 16931 validator on each credit note's XML.

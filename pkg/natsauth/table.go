@@ -102,8 +102,9 @@ var Table = map[string]Permissions{
 		// Issuing sales invoices: the tax codes, the PDF as a document,
 		// the receivable's posting and the seller's master data.
 		ledgerv1.SubjectTaxCodesList, ledgerv1.SubjectDocumentsUpload, ledgerv1.SubjectPost, identityv1.SubjectTenantGet,
-		// Cancelling one: the reversal of its receivable.
-		ledgerv1.SubjectJournalReverse),
+		// Cancelling one: the reversal of its receivable (and which
+		// reversal stands, when the ledger says it was reversed before).
+		ledgerv1.SubjectJournalReverse, ledgerv1.SubjectJournalGet),
 	payablesv1.ServiceName: service(payablesv1.ServiceName, []string{payablesv1.StreamEvents}, nil,
 		[]string{payablesv1.EventsFilter}, ledgerv1.SubjectAccountGet),
 }

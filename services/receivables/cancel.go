@@ -86,6 +86,8 @@ type CreditLedger interface {
 	// Reverse reverses an intent under the idempotency key, so that a
 	// retry answers the reversal made the first time.
 	Reverse(ctx context.Context, tenantID, key string, r ledgerv1.ReverseRequest) (ledgerv1.Reversed, error)
+	// ReversedBy answers the intent that reversed intentID, "" when none.
+	ReversedBy(ctx context.Context, tenantID, intentID string) (string, error)
 }
 
 // CreditNotes cancels sales invoices.
@@ -227,6 +229,18 @@ func (c *CreditNotes) Cancel(ctx context.Context, tenantID, id string) (receivab
 	}
 	rv, err := c.ledger.Reverse(ctx, tenantID, CancelKey(id), ledgerv1.ReverseRequest{IntentID: orig.BookingIntentID,
 		Reason: truncate(reason+" ("+cn.Number+")", maxBookingDescription), BookingDate: cn.InvoiceDate})
+	if errs.Is(err, errs.AlreadyReversed) {
+		// Reversed already: by this cancellation's first attempt, whose
+		// key the ledger no longer holds, or by hand in the journal.
+		// Either way the receivable is taken back, which is what the
+		// credit note documents: it is confirmed with that reversal
+		// rather than voided.
+		var by string
+		if by, err = c.ledger.ReversedBy(ctx, tenantID, orig.BookingIntentID); err == nil && by == "" {
+			err = errs.E(errs.Internal, "intent %s refused as already reversed but names no reversal", orig.BookingIntentID)
+		}
+		rv.ReversalIntentID = by
+	}
 	if err != nil {
 		return receivablesv1.Cancelled{}, c.refused(ctx, tenantID, cn, "reversing the receivable", err)
 	}

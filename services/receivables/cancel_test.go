@@ -186,7 +186,10 @@ func (f *fakeCredits) Debtor(context.Context, string, string) (receivables.Debto
 // fakeCreditLedger reverses once per key and fails as told.
 type fakeCreditLedger struct {
 	fail      error
-	reversals map[string]string
+	reversals map[string]string // idempotency key → reversal
+	// reversedBy is each reversed intent's reversal, which a second key
+	// cannot reverse again.
+	reversedBy map[string]string
 }
 
 func (l *fakeCreditLedger) UploadPDF(context.Context, string, string, []byte) (string, error) {
@@ -202,10 +205,21 @@ func (l *fakeCreditLedger) Reverse(_ context.Context, _, key string, r ledgerv1.
 	if l.fail != nil {
 		return ledgerv1.Reversed{}, l.fail
 	}
+	if l.reversedBy == nil {
+		l.reversedBy = map[string]string{}
+	}
 	if _, ok := l.reversals[key]; !ok {
-		l.reversals[key] = "rev-" + r.IntentID
+		if by, done := l.reversedBy[r.IntentID]; done {
+			return ledgerv1.Reversed{}, errs.E(errs.AlreadyReversed, "intent %s has already been reversed by %s", r.IntentID, by)
+		}
+		l.reversals[key] = "rev-" + key + "-" + r.IntentID
+		l.reversedBy[r.IntentID] = l.reversals[key]
 	}
 	return ledgerv1.Reversed{ReversalIntentID: l.reversals[key], OriginalIntentID: r.IntentID}, nil
+}
+
+func (l *fakeCreditLedger) ReversedBy(_ context.Context, _, intentID string) (string, error) {
+	return l.reversedBy[intentID], nil
 }
 
 // TestCancelResumes: an outage of the ledger leaves the credit note
@@ -241,12 +255,29 @@ func TestCancelResumes(t *testing.T) {
 	}
 	ledger.fail = nil
 	got, err := svc.Cancel(context.Background(), tenant, id)
-	want := receivablesv1.Cancelled{OK: true, ReversalIntentID: "rev-intent-1", CreditNoteID: cn.ID, CreditNoteNumber: "RE-2026-00002"}
+	want := receivablesv1.Cancelled{OK: true, ReversalIntentID: "rev-" + receivables.CancelKey(id) + "-intent-1", CreditNoteID: cn.ID, CreditNoteNumber: "RE-2026-00002"}
 	if err != nil || got != want {
 		t.Fatalf("resumed: %+v, %v", got, err)
 	}
 	if _, err := svc.Cancel(context.Background(), tenant, id); code(err) != errs.Conflict {
 		t.Fatalf("again: %v", err)
+	}
+
+	// Reversed meanwhile under another key (the cancellation's own key
+	// expired in the ledger, or a person reversed the booking): the
+	// retry confirms the credit note with that reversal, never voids it.
+	store, ledger = newStore(), &fakeCreditLedger{fail: errs.E(errs.Unavailable, "down"), reversals: map[string]string{}}
+	svc = receivables.NewCreditNotes(store, ledger, now)
+	if _, err := svc.Cancel(context.Background(), tenant, id); code(err) != errs.Unavailable {
+		t.Fatalf("outage: %v", err)
+	}
+	ledger.fail = nil
+	if _, err := ledger.Reverse(context.Background(), tenant, "by-hand", ledgerv1.ReverseRequest{IntentID: "intent-1"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err = svc.Cancel(context.Background(), tenant, id)
+	if err != nil || got.ReversalIntentID != "rev-by-hand-intent-1" || store.voids != 0 {
+		t.Fatalf("resumed after a reversal elsewhere: %+v, %v, %d voids", got, err, store.voids)
 	}
 
 	store, ledger = newStore(), &fakeCreditLedger{fail: errs.E(errs.PeriodLocked, "locked"), reversals: map[string]string{}}

@@ -40,3 +40,7 @@ type creditLedger struct{ invoiceLedger }
 func (l creditLedger) Reverse(ctx context.Context, tenantID, key string, r ledgerv1.ReverseRequest) (ledgerv1.Reversed, error) {
 	return ledgerv1.Client{C: l.c}.Reverse(natsx.WithIdempotencyKey(ctx, key), tenantID, r)
 }
+
+func (l creditLedger) ReversedBy(ctx context.Context, tenantID, intentID string) (string, error) {
+	return ledgerv1.Client{C: l.c}.ReversedBy(ctx, tenantID, intentID)
+}
