@@ -218,39 +218,49 @@ func (c *CreditNotes) Cancel(ctx context.Context, tenantID, id string) (receivab
 	case "void":
 		return receivablesv1.Cancelled{}, conflict("the cancellation of invoice %s was refused by the ledger: %s", orig.Number, cn.VoidReason)
 	}
-	// Step 2: the document, then the reversal.
-	_, pdf, err := c.store.InvoiceFile(ctx, tenantID, cn.ID, true)
-	if err != nil {
-		return receivablesv1.Cancelled{}, err
-	}
-	docID, err := c.ledger.UploadPDF(ctx, tenantID, cn.Number+".pdf", pdf)
-	if err != nil {
-		return receivablesv1.Cancelled{}, c.refused(ctx, tenantID, cn, "storing the PDF", err)
-	}
-	rv, err := c.ledger.Reverse(ctx, tenantID, CancelKey(id), ledgerv1.ReverseRequest{IntentID: orig.BookingIntentID,
-		Reason: truncate(reason+" ("+cn.Number+")", maxBookingDescription), BookingDate: cn.InvoiceDate})
-	if errs.Is(err, errs.AlreadyReversed) {
+	// Step 2: the document, then the reversal; step 3 confirms.
+	cn, err = c.book(ctx, tenantID, orig, cn, "reversing the receivable", func(string) (string, error) {
+		rv, err := c.ledger.Reverse(ctx, tenantID, CancelKey(id), ledgerv1.ReverseRequest{IntentID: orig.BookingIntentID,
+			Reason: truncate(reason+" ("+cn.Number+")", maxBookingDescription), BookingDate: cn.InvoiceDate})
+		if !errs.Is(err, errs.AlreadyReversed) {
+			return rv.ReversalIntentID, err
+		}
 		// Reversed already: by this cancellation's first attempt, whose
 		// key the ledger no longer holds, or by hand in the journal.
 		// Either way the receivable is taken back, which is what the
 		// credit note documents: it is confirmed with that reversal
 		// rather than voided.
-		var by string
-		if by, err = c.ledger.ReversedBy(ctx, tenantID, orig.BookingIntentID); err == nil && by == "" {
+		by, err := c.ledger.ReversedBy(ctx, tenantID, orig.BookingIntentID)
+		if err == nil && by == "" {
 			err = errs.E(errs.Internal, "intent %s refused as already reversed but names no reversal", orig.BookingIntentID)
 		}
-		rv.ReversalIntentID = by
-	}
-	if err != nil {
-		return receivablesv1.Cancelled{}, c.refused(ctx, tenantID, cn, "reversing the receivable", err)
-	}
-	ev := receivablesv1.CreditNoteIssued{TenantID: tenantID, CreditNoteID: cn.ID, Number: cn.Number, CorrectsID: id, DebtorID: cn.DebtorID,
-		IntentID: rv.ReversalIntentID, Gross: money.New(cn.TotalGross), Currency: cn.Currency}
-	cn, err = c.store.ConfirmCreditNote(ctx, tenantID, cn.ID, rv.ReversalIntentID, docID, ev)
+		return by, err
+	})
 	if err != nil {
 		return receivablesv1.Cancelled{}, err
 	}
 	return cancelled(cn), nil
+}
+
+// book stores a pending credit note's PDF with the ledger, books it with
+// post (given the document's id, answering the booking's intent) and
+// confirms it with its event; a refusal of the ledger voids it (refused).
+func (c *CreditNotes) book(ctx context.Context, tenantID string, orig, cn InvoiceRecord, step string, post func(docID string) (string, error)) (InvoiceRecord, error) {
+	_, pdf, err := c.store.InvoiceFile(ctx, tenantID, cn.ID, true)
+	if err != nil {
+		return cn, err
+	}
+	docID, err := c.ledger.UploadPDF(ctx, tenantID, cn.Number+".pdf", pdf)
+	if err != nil {
+		return cn, c.refused(ctx, tenantID, cn, "storing the PDF", err)
+	}
+	intent, err := post(docID)
+	if err != nil {
+		return cn, c.refused(ctx, tenantID, cn, step, err)
+	}
+	ev := receivablesv1.CreditNoteIssued{TenantID: tenantID, CreditNoteID: cn.ID, Number: cn.Number, CorrectsID: orig.ID, DebtorID: cn.DebtorID,
+		IntentID: intent, Gross: money.New(cn.TotalGross), Currency: cn.Currency}
+	return c.store.ConfirmCreditNote(ctx, tenantID, cn.ID, intent, docID, ev)
 }
 
 func cancelled(cn InvoiceRecord) receivablesv1.Cancelled {
@@ -260,12 +270,19 @@ func cancelled(cn InvoiceRecord) receivablesv1.Cancelled {
 // refused voids the credit note when the ledger refused for good and
 // answers its error; an outage leaves it pending for a retry.
 func (c *CreditNotes) refused(ctx context.Context, tenantID string, cn InvoiceRecord, step string, err error) error {
+	return voidOnRefusal(step, err, func(reason string) error { return c.store.VoidCreditNote(ctx, tenantID, cn.ID, reason) })
+}
+
+// voidOnRefusal calls void with the reason when err is the ledger's
+// refusal for good (anything but an outage, a timeout or an internal
+// error) and answers err; an outage is wrapped and leaves the document
+// pending for a retry.
+func voidOnRefusal(step string, err error, void func(reason string) error) error {
 	e := errs.As(err)
 	if e == nil || e.Code == errs.Unavailable || e.Code == errs.Timeout || e.Code == errs.Internal {
-		return errs.Wrap("receivables.CreditNotes: "+step, err)
+		return errs.Wrap("receivables: "+step, err)
 	}
-	reason := truncate(step+": "+e.Code+": "+e.Message, 1000)
-	if verr := c.store.VoidCreditNote(ctx, tenantID, cn.ID, reason); verr != nil {
+	if verr := void(truncate(step+": "+e.Code+": "+e.Message, 1000)); verr != nil {
 		return errors.Join(err, verr)
 	}
 	return err

@@ -196,28 +196,19 @@ func (c *CreditNotes) CreditNote(ctx context.Context, tenantID, id string, req R
 	case "void":
 		return receivablesv1.CreditNoteCreated{}, conflict("credit note %s was refused by the ledger: %s", cn.Number, cn.VoidReason)
 	}
-	_, pdf, err := c.store.InvoiceFile(ctx, tenantID, cn.ID, true)
-	if err != nil {
-		return receivablesv1.CreditNoteCreated{}, err
-	}
-	docID, err := c.ledger.UploadPDF(ctx, tenantID, cn.Number+".pdf", pdf)
-	if err != nil {
-		return receivablesv1.CreditNoteCreated{}, c.refused(ctx, tenantID, cn, "storing the PDF", err)
-	}
 	d, err := c.store.Debtor(ctx, tenantID, cn.DebtorID)
 	if err != nil {
 		return receivablesv1.CreditNoteCreated{}, err
 	}
-	postLines := CreditPostingLines(*cn.Document, orig.Lines, d.ReceivableAccount, cn.Number)
 	intent := BookingIntentID(tenantID, cn.ID)
 	desc := truncate("Gutschrift "+cn.Number+" zu Rechnung "+orig.Number+" "+d.Name, maxBookingDescription)
-	if _, err = c.ledger.Post(ctx, ledgerv1.PostRequest{TenantID: tenantID, IntentID: intent, Source: invoiceSource, DocumentID: docID,
-		Booking: ledgerv1.Booking{BookingDate: cn.InvoiceDate, Description: desc, SkipDuplicateCheck: true, Lines: postLines}}); err != nil {
-		return receivablesv1.CreditNoteCreated{}, c.refused(ctx, tenantID, cn, "posting the credit note", err)
-	}
-	ev := receivablesv1.CreditNoteIssued{TenantID: tenantID, CreditNoteID: cn.ID, Number: cn.Number, CorrectsID: id, DebtorID: cn.DebtorID,
-		IntentID: intent, Gross: money.New(cn.TotalGross), Currency: cn.Currency}
-	if cn, err = c.store.ConfirmCreditNote(ctx, tenantID, cn.ID, intent, docID, ev); err != nil {
+	cn, err = c.book(ctx, tenantID, orig, cn, "posting the credit note", func(docID string) (string, error) {
+		_, err := c.ledger.Post(ctx, ledgerv1.PostRequest{TenantID: tenantID, IntentID: intent, Source: invoiceSource, DocumentID: docID,
+			Booking: ledgerv1.Booking{BookingDate: cn.InvoiceDate, Description: desc, SkipDuplicateCheck: true,
+				Lines: CreditPostingLines(*cn.Document, orig.Lines, d.ReceivableAccount, cn.Number)}})
+		return intent, err
+	})
+	if err != nil {
 		return receivablesv1.CreditNoteCreated{}, err
 	}
 	return creditNoteCreated(cn, id), nil

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -878,15 +877,7 @@ func (s *Invoicing) post(ctx context.Context, tenantID string, rec InvoiceRecord
 // but an outage, a timeout or an internal error) and answers its error;
 // an outage leaves the invoice pending for a retry.
 func (s *Invoicing) refused(ctx context.Context, tenantID string, rec InvoiceRecord, step string, err error) error {
-	e := errs.As(err)
-	if e == nil || e.Code == errs.Unavailable || e.Code == errs.Timeout || e.Code == errs.Internal {
-		return errs.Wrap("receivables.post: "+step, err)
-	}
-	reason := truncate(step+": "+e.Code+": "+e.Message, 1000)
-	if verr := s.store.VoidInvoice(ctx, tenantID, rec.ID, reason); verr != nil {
-		return errors.Join(err, verr)
-	}
-	return err
+	return voidOnRefusal(step, err, func(reason string) error { return s.store.VoidInvoice(ctx, tenantID, rec.ID, reason) })
 }
 
 func created0(rec InvoiceRecord) receivablesv1.InvoiceCreated {

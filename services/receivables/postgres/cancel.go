@@ -12,7 +12,6 @@ import (
 	"github.com/ledgerplatform/ledger/contracts/receivablesv1"
 	"github.com/ledgerplatform/ledger/pkg/db"
 	"github.com/ledgerplatform/ledger/pkg/errs"
-	"github.com/ledgerplatform/ledger/pkg/outbox"
 	"github.com/ledgerplatform/ledger/services/receivables"
 	"github.com/ledgerplatform/ledger/services/receivables/einvoice"
 )
@@ -125,34 +124,8 @@ func lineTaxCode(lines []receivables.Line, cat einvoice.TaxCategory, rate decima
 
 // ConfirmCreditNote implements receivables.CreditStore.
 func (s *Store) ConfirmCreditNote(ctx context.Context, tenantID, id, intentID, documentID string, ev receivablesv1.CreditNoteIssued) (receivables.InvoiceRecord, error) {
-	var out receivables.InvoiceRecord
-	err := db.InTenant(ctx, s.pool, tenantID, db.ReadCommitted, func(tx pgx.Tx) error {
-		cur, err := invoice(ctx, tx, tenantID, id, " FOR UPDATE OF i")
-		if err != nil {
-			return err
-		}
-		switch cur.State {
-		case "posted":
-			out = cur
-			return nil
-		case "pending":
-		default:
-			return errs.E(errs.Conflict, "credit note %s is %s, not pending", cur.Number, cur.State)
-		}
-		if _, err := tx.Exec(ctx, `UPDATE receivables.sales_invoices SET state = 'posted', booking_intent_id = $3, document_id = $4,
-				finalized_at = now(), updated_at = now() WHERE tenant_id = $1 AND id = $2`, tenantID, id, intentID, documentID); err != nil {
-			return err
-		}
-		if _, err := outbox.Put(ctx, tx, Schema.Schema, receivablesv1.EventCreditNoteIssued, ev); err != nil {
-			return err
-		}
-		out, err = invoice(ctx, tx, tenantID, id, "")
-		return err
-	})
-	if err = db.NotFound(err, "credit note %s not found", id); err != nil {
-		return receivables.InvoiceRecord{}, errs.Wrap("postgres.ConfirmCreditNote", err)
-	}
-	return out, nil
+	out, err := s.confirm(ctx, tenantID, id, intentID, documentID, nil, nil, receivablesv1.EventCreditNoteIssued, ev)
+	return out, errs.Wrap("postgres.ConfirmCreditNote", err)
 }
 
 // VoidCreditNote implements receivables.CreditStore.

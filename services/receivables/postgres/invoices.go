@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -187,6 +188,16 @@ func issueDraft(ctx context.Context, tx pgx.Tx, tenantID string, cur receivables
 
 // ConfirmInvoice implements receivables.InvoiceStore.
 func (s *Store) ConfirmInvoice(ctx context.Context, tenantID, id, intentID, documentID string, xml, pdf []byte, ev receivablesv1.InvoiceIssued) (receivables.InvoiceRecord, error) {
+	out, err := s.confirm(ctx, tenantID, id, intentID, documentID, xml, pdf, receivablesv1.EventInvoiceIssued, ev)
+	return out, errs.Wrap("postgres.ConfirmInvoice", err)
+}
+
+// confirm moves a pending sales document (invoice or credit note) to
+// posted with its booking and ledger document, stores files not stored
+// yet (nil leaves them: credit notes and rows of an earlier version were
+// stored with them) and writes the event; a posted one is returned as it
+// is.
+func (s *Store) confirm(ctx context.Context, tenantID, id, intentID, documentID string, xml, pdf []byte, subject string, ev any) (receivables.InvoiceRecord, error) {
 	var out receivables.InvoiceRecord
 	err := db.InTenant(ctx, s.pool, tenantID, db.ReadCommitted, func(tx pgx.Tx) error {
 		cur, err := invoice(ctx, tx, tenantID, id, " FOR UPDATE OF i")
@@ -199,25 +210,24 @@ func (s *Store) ConfirmInvoice(ctx context.Context, tenantID, id, intentID, docu
 			return nil
 		case "pending":
 		default:
-			return errs.E(errs.Conflict, "sales invoice %s is %s, not pending", id, cur.State)
+			kind := "sales invoice"
+			if cur.Type == receivablesv1.TypeCreditNote {
+				kind = "credit note"
+			}
+			return errs.E(errs.Conflict, "%s %s is %s, not pending", kind, cmp.Or(cur.Number, id), cur.State)
 		}
-		// Files stored by an earlier version (before the confirmation
-		// carried them) are kept: nil leaves them.
 		if _, err := tx.Exec(ctx, `UPDATE receivables.sales_invoices SET state = 'posted', booking_intent_id = $3, document_id = $4,
 				xml = coalesce(xml, $5), pdf = coalesce(pdf, $6), finalized_at = now(), updated_at = now()
 			WHERE tenant_id = $1 AND id = $2`, tenantID, id, intentID, documentID, xml, pdf); err != nil {
 			return err
 		}
-		if _, err := outbox.Put(ctx, tx, Schema.Schema, receivablesv1.EventInvoiceIssued, ev); err != nil {
+		if _, err := outbox.Put(ctx, tx, Schema.Schema, subject, ev); err != nil {
 			return err
 		}
 		out, err = invoice(ctx, tx, tenantID, id, "")
 		return err
 	})
-	if err = db.NotFound(err, "sales invoice %s not found", id); err != nil {
-		return receivables.InvoiceRecord{}, errs.Wrap("postgres.ConfirmInvoice", err)
-	}
-	return out, nil
+	return out, db.NotFound(err, "sales document %s not found", id)
 }
 
 // VoidInvoice implements receivables.InvoiceStore.
