@@ -104,8 +104,10 @@ var Table = map[string]Permissions{
 		ledgerv1.SubjectTaxCodesList, ledgerv1.SubjectDocumentsUpload, ledgerv1.SubjectPost, identityv1.SubjectTenantGet,
 		// Cancelling one: the reversal of its receivable.
 		ledgerv1.SubjectJournalReverse),
-	payablesv1.ServiceName: service(payablesv1.ServiceName, []string{payablesv1.StreamEvents}, nil,
-		[]string{payablesv1.EventsFilter}, ledgerv1.SubjectAccountGet),
+	payablesv1.ServiceName: service(payablesv1.ServiceName, []string{payablesv1.StreamEvents}, []string{bankv1.StreamEvents},
+		[]string{payablesv1.EventsFilter}, ledgerv1.SubjectAccountGet,
+		// Approving a review case posts its incoming invoice.
+		ledgerv1.SubjectPost),
 }
 
 // The uploads bucket (gatewayv1.UploadsBucket, JetStream stream
