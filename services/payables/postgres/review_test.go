@@ -3,8 +3,8 @@ package postgres_test
 import (
 	"context"
 	"crypto/sha256"
-	"fmt"
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -103,7 +103,7 @@ func invoice100(n string) payablesv1.OCRResult {
 	return payablesv1.OCRResult{VendorName: "Bürobedarf Nord GmbH", VendorVATID: "DE123456789", InvoiceNumber: n, InvoiceDate: ptr("2026-03-02"),
 		TotalNet: amt("100.00"), TotalTax: amt("19.00"), TotalGross: amt("119.00"), Currency: "EUR", PaymentTerms: "zahlbar innerhalb von 14 Tagen",
 		TaxBreakdown: []payablesv1.TaxLine{{Rate: money.MustParse("19"), Net: money.MustParse("100.00"), Tax: money.MustParse("19.00")}},
-		LineItems: []payablesv1.OCRLine{{Description: "Papier", Quantity: amt("10"), UnitPrice: amt("10.00"), TaxRate: amt("19"), LineTotal: amt("100.00")}}}
+		LineItems:    []payablesv1.OCRLine{{Description: "Papier", Quantity: amt("10"), UnitPrice: amt("10.00"), TaxRate: amt("19"), LineTotal: amt("100.00")}}}
 }
 
 // fakeLedger records postings and answers them with err when set.
