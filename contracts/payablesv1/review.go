@@ -115,9 +115,8 @@ type Issue struct {
 	Issue string `json:"issue"`
 }
 
-// ReviewCase is an invoice review case (spec: Review queue item and
-// review case). The list shows these fields; the detail adds
-// DuplicateHints, VendorSuggestions and the compliance check.
+// ReviewCase is an invoice review case as the list shows it (spec: Review
+// queue item and review case).
 type ReviewCase struct {
 	ID                string            `json:"id"`
 	QueueState        string            `json:"queue_state"`
@@ -133,10 +132,15 @@ type ReviewCase struct {
 	RejectReason      *string           `json:"reject_reason"`
 	CreatedAt         time.Time         `json:"created_at"`
 	UpdatedAt         time.Time         `json:"updated_at"`
+}
 
-	// Detail only.
-	DuplicateHints    []DuplicateHint  `json:"duplicate_hints,omitempty"`
-	VendorSuggestions []VendorInput    `json:"vendor_suggestions,omitempty"`
+// ReviewCaseDetail is one review case as GET .../:id shows it: the list's
+// fields, the duplicate hints, vendor suggestions and the extraction's
+// compliance check (left out when the extraction has none).
+type ReviewCaseDetail struct {
+	ReviewCase
+	DuplicateHints    []DuplicateHint  `json:"duplicate_hints"`
+	VendorSuggestions []VendorInput    `json:"vendor_suggestions"`
 	ComplianceCheck   *ComplianceCheck `json:"compliance_check,omitempty"`
 }
 

@@ -39,7 +39,7 @@ import (
 
 // CaseRecord is a review case as the store keeps it.
 type CaseRecord struct {
-	payablesv1.ReviewCase
+	payablesv1.ReviewCaseDetail
 	Corrected    bool
 	IsCreditNote bool
 	Attempt      int
@@ -61,21 +61,21 @@ type Approval struct {
 type ReviewStore interface {
 	ReviewCases(ctx context.Context, tenantID string, f payablesv1.ReviewCaseFilter) ([]payablesv1.ReviewCase, error)
 	// ReviewCase reads one with its detail; NOT_FOUND when unknown.
-	ReviewCase(ctx context.Context, tenantID, id string) (payablesv1.ReviewCase, error)
+	ReviewCase(ctx context.Context, tenantID, id string) (payablesv1.ReviewCaseDetail, error)
 	// CorrectCase applies change to the locked case, recomputes its
 	// duplicate hints and queue state and stores it, claiming and saving
 	// the request's Idempotency-Key in the same transaction.
-	CorrectCase(ctx context.Context, tenantID, id string, change func(CaseRecord) (payablesv1.ReviewInvoice, error)) (payablesv1.ReviewCase, error)
+	CorrectCase(ctx context.Context, tenantID, id string, change func(CaseRecord) (payablesv1.ReviewInvoice, error)) (payablesv1.ReviewCaseDetail, error)
 	// RejectCase moves the locked case to rejected with reason (check
 	// says whether it may) and its inbox item to rejected.
-	RejectCase(ctx context.Context, tenantID, id, reason string, check func(CaseRecord) error) (payablesv1.ReviewCase, error)
+	RejectCase(ctx context.Context, tenantID, id, reason string, check func(CaseRecord) error) (payablesv1.ReviewCaseDetail, error)
 	// ClaimApproval locks the case, lets check refuse it, and writes (or
 	// finds) its pending incoming invoice.
 	ClaimApproval(ctx context.Context, tenantID, id string, check func(CaseRecord) error, ids func(CaseRecord) (invoiceID, intentID string)) (Approval, error)
 	// ConfirmApproval moves the pending invoice to posted, the case to
 	// approved and its inbox item to confirmed; an approved case is
 	// returned as it is.
-	ConfirmApproval(ctx context.Context, tenantID string, a Approval) (payablesv1.ReviewCase, error)
+	ConfirmApproval(ctx context.Context, tenantID string, a Approval) (payablesv1.ReviewCaseDetail, error)
 	// FailApproval voids the pending invoice and puts the case in
 	// posting_failed with pe added to its posting errors.
 	FailApproval(ctx context.Context, tenantID string, a Approval, pe payablesv1.PostingError) error
@@ -174,9 +174,9 @@ func CheckReviewCaseFilter(f payablesv1.ReviewCaseFilter) error {
 
 // ReviewCase reads one case with its duplicate hints and vendor
 // suggestions.
-func (r *Review) ReviewCase(ctx context.Context, tenantID, id string) (payablesv1.ReviewCase, error) {
+func (r *Review) ReviewCase(ctx context.Context, tenantID, id string) (payablesv1.ReviewCaseDetail, error) {
 	if !ValidID(id) {
-		return payablesv1.ReviewCase{}, caseNotFound(id)
+		return payablesv1.ReviewCaseDetail{}, caseNotFound(id)
 	}
 	return r.store.ReviewCase(ctx, tenantID, id)
 }
@@ -194,22 +194,22 @@ func open(c CaseRecord) error {
 
 // Correct edits a case's invoice; the checks then run again and put it
 // in approval, correction or exception.
-func (r *Review) Correct(ctx context.Context, tenantID, id string, in payablesv1.ReviewCorrection) (payablesv1.ReviewCase, error) {
+func (r *Review) Correct(ctx context.Context, tenantID, id string, in payablesv1.ReviewCorrection) (payablesv1.ReviewCaseDetail, error) {
 	if !ValidID(id) {
-		return payablesv1.ReviewCase{}, caseNotFound(id)
+		return payablesv1.ReviewCaseDetail{}, caseNotFound(id)
 	}
 	if err := CheckCorrection(in); err != nil {
-		return payablesv1.ReviewCase{}, err
+		return payablesv1.ReviewCaseDetail{}, err
 	}
 	var vendor *Vendor
 	if in.VendorID != nil {
 		v, err := r.store.Vendor(ctx, tenantID, *in.VendorID)
 		if e := errs.As(err); e != nil && e.Code == errs.NotFound {
-			return payablesv1.ReviewCase{}, &errs.Error{Code: errs.NotFound, Message: "vendor " + *in.VendorID + " not found",
+			return payablesv1.ReviewCaseDetail{}, &errs.Error{Code: errs.NotFound, Message: "vendor " + *in.VendorID + " not found",
 				Details: []errs.Detail{errs.Field("vendor_id", "no vendor of the tenant")}, Err: err}
 		}
 		if err != nil {
-			return payablesv1.ReviewCase{}, err
+			return payablesv1.ReviewCaseDetail{}, err
 		}
 		vendor = &v
 	}
@@ -222,10 +222,10 @@ func (r *Review) Correct(ctx context.Context, tenantID, id string, in payablesv1
 		seen[*l.Account] = true
 		if _, err := r.chart.Account(ctx, tenantID, *l.Account); err != nil {
 			if e := errs.As(err); e != nil && e.Code == errs.NotFound {
-				return payablesv1.ReviewCase{}, &errs.Error{Code: errs.AccountNotFound, Message: "account " + *l.Account + " does not exist in the chart of accounts",
+				return payablesv1.ReviewCaseDetail{}, &errs.Error{Code: errs.AccountNotFound, Message: "account " + *l.Account + " does not exist in the chart of accounts",
 					Details: []errs.Detail{errs.Field("lines["+strconv.Itoa(i)+"].account", "not in the chart of accounts")}, Err: err}
 			}
-			return payablesv1.ReviewCase{}, errs.Wrap("payables.Correct: ledger", err)
+			return payablesv1.ReviewCaseDetail{}, errs.Wrap("payables.Correct: ledger", err)
 		}
 	}
 	return r.store.CorrectCase(ctx, tenantID, id, func(c CaseRecord) (payablesv1.ReviewInvoice, error) {
@@ -347,15 +347,15 @@ func ApplyCorrection(inv payablesv1.ReviewInvoice, in payablesv1.ReviewCorrectio
 }
 
 // Reject refuses a case with a reason.
-func (r *Review) Reject(ctx context.Context, tenantID, id string, in payablesv1.ReviewRejection) (payablesv1.ReviewCase, error) {
+func (r *Review) Reject(ctx context.Context, tenantID, id string, in payablesv1.ReviewRejection) (payablesv1.ReviewCaseDetail, error) {
 	if !ValidID(id) {
-		return payablesv1.ReviewCase{}, caseNotFound(id)
+		return payablesv1.ReviewCaseDetail{}, caseNotFound(id)
 	}
 	reason := strings.TrimSpace(in.Reason)
 	var c checker
 	c.text("reason", reason, MaxRejectReason, true)
 	if err := c.err("invalid rejection; nothing was changed"); err != nil {
-		return payablesv1.ReviewCase{}, err
+		return payablesv1.ReviewCaseDetail{}, err
 	}
 	return r.store.RejectCase(ctx, tenantID, id, reason, func(c CaseRecord) error {
 		if err := open(c); err != nil {
@@ -371,9 +371,9 @@ func (r *Review) Reject(ctx context.Context, tenantID, id string, in payablesv1.
 // Approve books a case's invoice: creates the incoming invoice and posts
 // it. A ledger refusal is answered as the ledger's error, the case left
 // in posting_failed.
-func (r *Review) Approve(ctx context.Context, tenantID, id string) (payablesv1.ReviewCase, error) {
+func (r *Review) Approve(ctx context.Context, tenantID, id string) (payablesv1.ReviewCaseDetail, error) {
 	if !ValidID(id) {
-		return payablesv1.ReviewCase{}, caseNotFound(id)
+		return payablesv1.ReviewCaseDetail{}, caseNotFound(id)
 	}
 	a, err := r.store.ClaimApproval(ctx, tenantID, id, func(c CaseRecord) error {
 		if c.Pending {
@@ -397,7 +397,7 @@ func (r *Review) Approve(ctx context.Context, tenantID, id string) (payablesv1.R
 		return InvoiceIDFor(tenantID, c.ID, c.Attempt), IntentIDFor(tenantID, c.ID, c.Attempt)
 	})
 	if err != nil {
-		return payablesv1.ReviewCase{}, err
+		return payablesv1.ReviewCaseDetail{}, err
 	}
 	inv := a.Case.Invoice
 	desc := clip("Eingangsrechnung "+inv.InvoiceNumber+" "+inv.VendorName, 200)
@@ -409,13 +409,13 @@ func (r *Review) Approve(ctx context.Context, tenantID, id string) (payablesv1.R
 		if e == nil || e.Code == errs.Unavailable || e.Code == errs.Timeout || e.Code == errs.Internal {
 			// Not a refusal: the invoice stays pending; approving again
 			// resumes under the same intent.
-			return payablesv1.ReviewCase{}, errs.Wrap("payables.Approve: ledger", err)
+			return payablesv1.ReviewCaseDetail{}, errs.Wrap("payables.Approve: ledger", err)
 		}
 		pe := payablesv1.PostingError{Code: e.Code, Message: clip(e.Message, 1000), At: time.Now().UTC()}
 		if ferr := r.store.FailApproval(ctx, tenantID, a, pe); ferr != nil {
-			return payablesv1.ReviewCase{}, errors.Join(err, ferr)
+			return payablesv1.ReviewCaseDetail{}, errors.Join(err, ferr)
 		}
-		return payablesv1.ReviewCase{}, err
+		return payablesv1.ReviewCaseDetail{}, err
 	}
 	return r.store.ConfirmApproval(ctx, tenantID, a)
 }

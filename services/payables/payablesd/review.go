@@ -15,19 +15,19 @@ func ReviewRoutes(r *payables.Review) []natsx.Route {
 		{Subject: payablesv1.SubjectReviewCasesList, Decode: reviewCaseFilter, Endpoint: natsx.Typed(func(ctx context.Context, f payablesv1.ReviewCaseFilter) (payablesv1.ReviewCaseList, error) {
 			return r.ReviewCases(ctx, natsx.Claims(ctx).TenantID, f)
 		})},
-		{Subject: payablesv1.SubjectReviewCasesGet, Decode: natsx.PathParam("id"), Endpoint: natsx.Typed(func(ctx context.Context, id string) (payablesv1.ReviewCase, error) {
+		{Subject: payablesv1.SubjectReviewCasesGet, Decode: natsx.PathParam("id"), Endpoint: natsx.Typed(func(ctx context.Context, id string) (payablesv1.ReviewCaseDetail, error) {
 			return r.ReviewCase(ctx, natsx.Claims(ctx).TenantID, id)
 		})},
 		// Approving is idempotent by the case's state and the derived
 		// intent (a second approval is refused, a resumed one posts
 		// nothing twice), not by the Idempotency-Key: it spans the ledger.
-		{Subject: payablesv1.SubjectReviewCasesApprove, Decode: natsx.PathParam("id"), Endpoint: natsx.Typed(func(ctx context.Context, id string) (payablesv1.ReviewCase, error) {
+		{Subject: payablesv1.SubjectReviewCasesApprove, Decode: natsx.PathParam("id"), Endpoint: natsx.Typed(func(ctx context.Context, id string) (payablesv1.ReviewCaseDetail, error) {
 			return r.Approve(ctx, natsx.Claims(ctx).TenantID, id)
 		})},
-		{Subject: payablesv1.SubjectReviewCasesCorrect, Idempotent: true, Decode: natsx.DecodeWithID[payablesv1.ReviewCorrection], Endpoint: natsx.Typed(func(ctx context.Context, in natsx.WithID[payablesv1.ReviewCorrection]) (payablesv1.ReviewCase, error) {
+		{Subject: payablesv1.SubjectReviewCasesCorrect, Idempotent: true, Decode: natsx.DecodeWithID[payablesv1.ReviewCorrection], Endpoint: natsx.Typed(func(ctx context.Context, in natsx.WithID[payablesv1.ReviewCorrection]) (payablesv1.ReviewCaseDetail, error) {
 			return r.Correct(ctx, natsx.Claims(ctx).TenantID, in.ID, in.Body)
 		})},
-		{Subject: payablesv1.SubjectReviewCasesReject, Idempotent: true, Decode: natsx.DecodeWithID[payablesv1.ReviewRejection], Endpoint: natsx.Typed(func(ctx context.Context, in natsx.WithID[payablesv1.ReviewRejection]) (payablesv1.ReviewCase, error) {
+		{Subject: payablesv1.SubjectReviewCasesReject, Idempotent: true, Decode: natsx.DecodeWithID[payablesv1.ReviewRejection], Endpoint: natsx.Typed(func(ctx context.Context, in natsx.WithID[payablesv1.ReviewRejection]) (payablesv1.ReviewCaseDetail, error) {
 			return r.Reject(ctx, natsx.Claims(ctx).TenantID, in.ID, in.Body)
 		})},
 		{Subject: payablesv1.SubjectInvoicesList, Decode: invoiceFilter, Endpoint: natsx.Typed(func(ctx context.Context, f payablesv1.InvoiceFilter) (payablesv1.IncomingInvoiceList, error) {

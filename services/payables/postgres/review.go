@@ -58,15 +58,11 @@ func scanCase(row pgx.CollectableRow) (payables.CaseRecord, error) {
 }
 
 // listView drops what only the detail shows.
-func listView(r payables.CaseRecord) payablesv1.ReviewCase {
-	c := r.ReviewCase
-	c.DuplicateHints, c.VendorSuggestions, c.ComplianceCheck = nil, nil, nil
-	return c
-}
+func listView(r payables.CaseRecord) payablesv1.ReviewCase { return r.ReviewCase }
 
 // detailView shows the detail's lists as [] rather than leaving them out.
-func detailView(r payables.CaseRecord) payablesv1.ReviewCase {
-	c := r.ReviewCase
+func detailView(r payables.CaseRecord) payablesv1.ReviewCaseDetail {
+	c := r.ReviewCaseDetail
 	if c.DuplicateHints == nil {
 		c.DuplicateHints = []payablesv1.DuplicateHint{}
 	}
@@ -76,8 +72,17 @@ func detailView(r payables.CaseRecord) payablesv1.ReviewCase {
 	return c
 }
 
-func reviewCase(ctx context.Context, tx pgx.Tx, tenantID, id, lock string) (payables.CaseRecord, error) {
-	rows, err := tx.Query(ctx, caseSelect+` WHERE c.tenant_id = $1 AND c.id = $2`+lock, tenantID, id)
+// reviewCase reads a case; lock locks it first, in a statement of its
+// own: a read that waited for the lock would otherwise see its joins (the
+// pending invoice a concurrent approval just wrote) as they were before.
+func reviewCase(ctx context.Context, tx pgx.Tx, tenantID, id string, lock bool) (payables.CaseRecord, error) {
+	if lock {
+		var locked string
+		if err := tx.QueryRow(ctx, `SELECT id FROM payables.review_cases WHERE tenant_id = $1 AND id = $2 FOR UPDATE`, tenantID, id).Scan(&locked); err != nil {
+			return payables.CaseRecord{}, err
+		}
+	}
+	rows, err := tx.Query(ctx, caseSelect+` WHERE c.tenant_id = $1 AND c.id = $2`, tenantID, id)
 	if err != nil {
 		return payables.CaseRecord{}, err
 	}
@@ -317,27 +322,27 @@ func (s *Store) ReviewCases(ctx context.Context, tenantID string, f payablesv1.R
 }
 
 // ReviewCase implements payables.ReviewStore.
-func (s *Store) ReviewCase(ctx context.Context, tenantID, id string) (payablesv1.ReviewCase, error) {
-	var out payablesv1.ReviewCase
+func (s *Store) ReviewCase(ctx context.Context, tenantID, id string) (payablesv1.ReviewCaseDetail, error) {
+	var out payablesv1.ReviewCaseDetail
 	err := db.InTenant(ctx, s.pool, tenantID, db.ReadOnly, func(tx pgx.Tx) error {
-		r, err := reviewCase(ctx, tx, tenantID, id, "")
+		r, err := reviewCase(ctx, tx, tenantID, id, false)
 		out = detailView(r)
 		return err
 	})
 	if err = db.NotFound(err, "review case %s not found", id); err != nil {
-		return payablesv1.ReviewCase{}, errs.Wrap("postgres.ReviewCase", err)
+		return payablesv1.ReviewCaseDetail{}, errs.Wrap("postgres.ReviewCase", err)
 	}
 	return out, nil
 }
 
 // CorrectCase implements payables.ReviewStore.
-func (s *Store) CorrectCase(ctx context.Context, tenantID, id string, change func(payables.CaseRecord) (payablesv1.ReviewInvoice, error)) (payablesv1.ReviewCase, error) {
-	var out payablesv1.ReviewCase
+func (s *Store) CorrectCase(ctx context.Context, tenantID, id string, change func(payables.CaseRecord) (payablesv1.ReviewInvoice, error)) (payablesv1.ReviewCaseDetail, error) {
+	var out payablesv1.ReviewCaseDetail
 	err := db.InTenant(ctx, s.pool, tenantID, db.ReadCommitted, func(tx pgx.Tx) error {
 		if err := idem.Claim(ctx, tx, Schema.Schema); err != nil {
 			return err
 		}
-		cur, err := reviewCase(ctx, tx, tenantID, id, " FOR UPDATE OF c")
+		cur, err := reviewCase(ctx, tx, tenantID, id, true)
 		if err != nil {
 			return err
 		}
@@ -357,7 +362,7 @@ func (s *Store) CorrectCase(ctx context.Context, tenantID, id string, change fun
 			tenantID, id, jsonOf(inv), inv.VendorID, inv.InvoiceNumber, inv.InvoiceDate, grossOf(inv), jsonOf(hints), jsonOf(issues), qs); err != nil {
 			return err
 		}
-		r, err := reviewCase(ctx, tx, tenantID, id, "")
+		r, err := reviewCase(ctx, tx, tenantID, id, false)
 		if err != nil {
 			return err
 		}
@@ -365,19 +370,19 @@ func (s *Store) CorrectCase(ctx context.Context, tenantID, id string, change fun
 		return idem.Save(ctx, tx, Schema.Schema, out)
 	})
 	if err = db.NotFound(err, "review case %s not found", id); err != nil {
-		return payablesv1.ReviewCase{}, errs.Wrap("postgres.CorrectCase", err)
+		return payablesv1.ReviewCaseDetail{}, errs.Wrap("postgres.CorrectCase", err)
 	}
 	return out, nil
 }
 
 // RejectCase implements payables.ReviewStore.
-func (s *Store) RejectCase(ctx context.Context, tenantID, id, reason string, check func(payables.CaseRecord) error) (payablesv1.ReviewCase, error) {
-	var out payablesv1.ReviewCase
+func (s *Store) RejectCase(ctx context.Context, tenantID, id, reason string, check func(payables.CaseRecord) error) (payablesv1.ReviewCaseDetail, error) {
+	var out payablesv1.ReviewCaseDetail
 	err := db.InTenant(ctx, s.pool, tenantID, db.ReadCommitted, func(tx pgx.Tx) error {
 		if err := idem.Claim(ctx, tx, Schema.Schema); err != nil {
 			return err
 		}
-		cur, err := reviewCase(ctx, tx, tenantID, id, " FOR UPDATE OF c")
+		cur, err := reviewCase(ctx, tx, tenantID, id, true)
 		if err != nil {
 			return err
 		}
@@ -394,7 +399,7 @@ func (s *Store) RejectCase(ctx context.Context, tenantID, id, reason string, che
 				return err
 			}
 		}
-		r, err := reviewCase(ctx, tx, tenantID, id, "")
+		r, err := reviewCase(ctx, tx, tenantID, id, false)
 		if err != nil {
 			return err
 		}
@@ -402,7 +407,7 @@ func (s *Store) RejectCase(ctx context.Context, tenantID, id, reason string, che
 		return idem.Save(ctx, tx, Schema.Schema, out)
 	})
 	if err = db.NotFound(err, "review case %s not found", id); err != nil {
-		return payablesv1.ReviewCase{}, errs.Wrap("postgres.RejectCase", err)
+		return payablesv1.ReviewCaseDetail{}, errs.Wrap("postgres.RejectCase", err)
 	}
 	return out, nil
 }
@@ -416,7 +421,7 @@ var invoiceConstraints = map[string]*errs.Error{
 func (s *Store) ClaimApproval(ctx context.Context, tenantID, id string, check func(payables.CaseRecord) error, ids func(payables.CaseRecord) (string, string)) (payables.Approval, error) {
 	var out payables.Approval
 	err := db.InTenant(ctx, s.pool, tenantID, db.ReadCommitted, func(tx pgx.Tx) error {
-		cur, err := reviewCase(ctx, tx, tenantID, id, " FOR UPDATE OF c")
+		cur, err := reviewCase(ctx, tx, tenantID, id, true)
 		if err != nil {
 			return err
 		}
@@ -448,8 +453,8 @@ func (s *Store) ClaimApproval(ctx context.Context, tenantID, id string, check fu
 }
 
 // ConfirmApproval implements payables.ReviewStore.
-func (s *Store) ConfirmApproval(ctx context.Context, tenantID string, a payables.Approval) (payablesv1.ReviewCase, error) {
-	var out payablesv1.ReviewCase
+func (s *Store) ConfirmApproval(ctx context.Context, tenantID string, a payables.Approval) (payablesv1.ReviewCaseDetail, error) {
+	var out payablesv1.ReviewCaseDetail
 	err := db.InTenant(ctx, s.pool, tenantID, db.ReadCommitted, func(tx pgx.Tx) error {
 		b := &pgx.Batch{}
 		b.Queue(`UPDATE payables.incoming_invoices SET state = 'posted', posted_at = now() WHERE tenant_id = $1 AND id = $2 AND state = 'pending'`,
@@ -462,12 +467,12 @@ func (s *Store) ConfirmApproval(ctx context.Context, tenantID string, a payables
 		if err := tx.SendBatch(ctx, b).Close(); err != nil {
 			return err
 		}
-		r, err := reviewCase(ctx, tx, tenantID, a.Case.ID, "")
+		r, err := reviewCase(ctx, tx, tenantID, a.Case.ID, false)
 		out = detailView(r)
 		return err
 	})
 	if err != nil {
-		return payablesv1.ReviewCase{}, errs.Wrap("postgres.ConfirmApproval", err)
+		return payablesv1.ReviewCaseDetail{}, errs.Wrap("postgres.ConfirmApproval", err)
 	}
 	return out, nil
 }
