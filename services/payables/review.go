@@ -282,12 +282,16 @@ func CheckCorrection(in payablesv1.ReviewCorrection) error {
 		switch {
 		case l.Net == nil:
 			c.bad(f+".net", "required")
-		case l.Net.IsZero() || l.Net.Places() > 2 || l.Net.Abs().GreaterThanOrEqual(postingLimit.Decimal):
+		case l.Net.IsZero() || l.Net.Abs().GreaterThanOrEqual(postingLimit.Decimal) || l.Net.Places() > 2:
 			c.bad(f+".net", "a non-zero amount with at most 2 decimals, less than 10^12")
 		}
 	}
-	if in.TotalGross != nil && (!in.TotalGross.IsPositive() || in.TotalGross.Places() > 2) {
-		c.bad("total_gross", "a positive amount with at most 2 decimals")
+	if in.TotalGross != nil && (!in.TotalGross.IsPositive() || in.TotalGross.GreaterThanOrEqual(postingLimit.Decimal) || in.TotalGross.Places() > 2) {
+		c.bad("total_gross", "a positive amount with at most 2 decimals, less than 10^12")
+	}
+	if in.VendorID == nil && in.InvoiceNumber == nil && in.InvoiceDate == nil && in.DueDate == nil && in.Currency == nil &&
+		in.ReverseCharge == nil && in.Lines == nil && in.TotalGross == nil {
+		c.bad("body", "give at least one field to change")
 	}
 	return c.err("invalid correction; nothing was changed")
 }
