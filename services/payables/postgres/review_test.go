@@ -318,3 +318,46 @@ func TestApproveCase(t *testing.T) {
 		t.Errorf("after paying in full: %s", got)
 	}
 }
+
+// TestApproveResumes: an approval interrupted after its claim (a crash,
+// or the ledger unreachable) leaves the invoice pending; the case cannot
+// be corrected or rejected meanwhile, and approving again posts under the
+// same intent, once.
+func TestApproveResumes(t *testing.T) {
+	e := newReviewEnv(t)
+	ctx := context.Background()
+	v, err := e.s.CreateVendor(ctx, e.tenant, payables.Vendor{ID: uuid.NewString(), Name: "Süd GmbH", IsActive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ledger := &fakeLedger{err: &errs.Error{Code: errs.Unavailable, Message: "ledger unavailable"}}
+	r := payables.NewReview(e.s, fakeChart{}, ledger, nil)
+	id, _ := e.extraction(invoice100("S-1"), compliant(), matched(v.ID))
+
+	if _, err := r.Approve(ctx, e.tenant, id); code(err) != errs.Unavailable {
+		t.Fatalf("approve without the ledger: %v", err)
+	}
+	c, _ := r.ReviewCase(ctx, e.tenant, id)
+	if c.QueueState != payablesv1.QueueApproval || len(c.PostingErrors) != 0 {
+		t.Fatalf("after the outage: %+v", c)
+	}
+	if _, err := r.Correct(ctx, e.tenant, id, payablesv1.ReviewCorrection{InvoiceNumber: ptr("S-2")}); code(err) != errs.Conflict {
+		t.Errorf("corrected while pending: %v", err)
+	}
+	if _, err := r.Reject(ctx, e.tenant, id, payablesv1.ReviewRejection{Reason: "doch nicht"}); code(err) != errs.Conflict {
+		t.Errorf("rejected while pending: %v", err)
+	}
+	ledger.err = nil
+	c, err = r.Approve(ctx, e.tenant, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.QueueState != payablesv1.QueueApproved || len(ledger.posts) != 1 || ledger.posts[0].IntentID != payables.IntentIDFor(e.tenant, id, 0) ||
+		*c.IncomingInvoiceID != payables.InvoiceIDFor(e.tenant, id, 0) {
+		t.Fatalf("resumed: %+v, posts %+v", c, ledger.posts)
+	}
+	list, err := r.Invoices(ctx, e.tenant, payablesv1.InvoiceFilter{})
+	if err != nil || len(list.Invoices) != 1 || list.Invoices[0].InvoiceNumber != "S-1" {
+		t.Fatalf("invoices %+v %v", list, err)
+	}
+}
