@@ -116,12 +116,12 @@ func NewReview(store ReviewStore, chart Chart, ledger Poster, now func() time.Ti
 var (
 	queueStates = map[string]bool{payablesv1.QueueApproval: true, payablesv1.QueueCorrection: true, payablesv1.QueueException: true,
 		payablesv1.QueueApproved: true, payablesv1.QueueRejected: true, payablesv1.QueuePostingFailed: true}
-	reviewSpace  = uuid.MustParse("7b0e4c2a-51d3-4f5e-9a1c-3e8d2b6f4a90")
-	currencyRe   = regexp.MustCompile(`^[A-Z]{3}$`)
-	postingLimit = decimal12()
+	reviewSpace = uuid.MustParse("7b0e4c2a-51d3-4f5e-9a1c-3e8d2b6f4a90")
+	currencyRe  = regexp.MustCompile(`^[A-Z]{3}$`)
+	// postingLimit bounds an amount of a correction (10^12, below what
+	// numeric(19, 2) holds).
+	postingLimit = money.MustParse("1000000000000")
 )
-
-func decimal12() money.Amount { return money.MustParse("1000000000000") }
 
 // InvoiceIDFor and IntentIDFor derive the incoming invoice and its
 // booking intent of a case's posting attempt.
