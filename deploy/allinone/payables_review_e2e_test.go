@@ -353,6 +353,24 @@ func TestInvoiceReviewRoutes(t *testing.T) {
 		t.Errorf("paid (-want +got):\n%s", d)
 	}
 
+	// The MCP tools take the same pipeline: scopes, services.
+	tool := func(key, name string, args map[string]any) (map[string]any, bool) {
+		t.Helper()
+		return toolResult(t, p.mcpCall(t, key, 9, "tools/call", map[string]any{"name": name, "arguments": args}))
+	}
+	if sc, isErr := tool(reader, "list_invoice_review_cases", map[string]any{"queue_state": "approved"}); isErr || len(sc["cases"].([]any)) != 2 {
+		t.Fatalf("list_invoice_review_cases: %v", sc)
+	}
+	if sc, isErr := tool(reader, "payables_open_items", map[string]any{}); isErr || len(sc["vendors"].([]any)) != 1 {
+		t.Fatalf("payables_open_items: %v", sc)
+	}
+	if _, isErr := tool(reader, "approve_invoice_review_case", map[string]any{"id": duplicate}); !isErr {
+		t.Fatal("a reader approved over MCP")
+	}
+	if sc, isErr := tool(reviewer, "reject_invoice_review_case", map[string]any{"id": duplicate, "reason": "Doppelt erfasst"}); isErr || sc["queue_state"] != "rejected" {
+		t.Fatalf("reject_invoice_review_case: %v", sc)
+	}
+
 	// Tenants apart.
 	stranger, _ := p.newTenant("Fremde Eingangsrechnungen GmbH")
 	if n := len(p.must(200, "GET", "/v1/invoice-review-cases", stranger, nil).list("cases")); n != 0 {
