@@ -71,6 +71,9 @@ type fixture struct {
 	bankAccount, bankTx                 string
 	debtor                              string
 	vendor                              string
+	caseApprove, caseApproveMCP         string // review cases (payables_review_e2e_test.go)
+	caseReject, caseRejectMCP           string
+	caseCorrect, incomingInvoice        string
 	salesInvoice, salesDraft            string        // an issued sales invoice and a draft
 	cancelInvoice, cancelInvoiceMCP     string        // issued invoices to cancel (receivables_openitems_e2e_test.go)
 	creditInvoice                       string        // an issued invoice to credit
@@ -171,6 +174,7 @@ func newFixture(t *testing.T, p *platform, label string) *fixture {
 	f.vendor = p.must(201, "POST", "/v1/vendors", a, map[string]any{"name": "Fixture Lieferant " + label, "tax_id": "21/815/08150",
 		"vat_id": "DE123456789", "iban": "DE89370400440532013000", "bic": "COBADEFFXXX",
 		"address": map[string]any{"street": "Hafenstr. 1", "zip": "20457", "city": "Hamburg"}, "default_account": "6815"}).str("id")
+	f.reviewFixture()
 	// Sales invoices: the seller's master data and payment account, an issued invoice and a draft.
 	invoiceSeller(p, a)
 	invoiceSettings(p, a)
@@ -510,7 +514,30 @@ var happyCases = map[string][]happyCase{
 		mcp: func(f *fixture, args map[string]any) {
 			args["name"], args["tax_id"], args["vat_id"] = "Fixture Lieferant per MCP", "143/123/99999", "DE111111111"
 		}}},
-	"getVendor": {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.vendor)}) }}},
+	// Invoice review cases and incoming invoices.
+	"listInvoiceReviewCases": {
+		{name: "filtered", build: func(f *fixture) happyReq {
+			return getAs(f, qs("queue_state", "approval", "limit", "10", "offset", "0"))
+		}},
+		{name: "default", build: func(f *fixture) happyReq { return getAs(f, nil) }},
+	},
+	"getInvoiceReviewCase": {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.caseCorrect)}) }}},
+	"approveInvoiceReviewCase": {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.caseApprove)}) },
+		mcp: func(f *fixture, args map[string]any) { args["id"] = f.caseApproveMCP }}},
+	"correctInvoiceReviewCase": {{build: func(f *fixture) happyReq {
+		return f.as(happyReq{params: pathID("id", f.caseCorrect), example: true})
+	}}},
+	"rejectInvoiceReviewCase": {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.caseReject), example: true}) },
+		mcp: func(f *fixture, args map[string]any) { args["id"] = f.caseRejectMCP }}},
+	"listIncomingInvoices": {
+		{name: "filtered", build: func(f *fixture) happyReq {
+			return getAs(f, qs("vendor_id", f.vendor, "status", "overdue", "start_date", "2026-01-01", "end_date", "2026-12-31", "limit", "10", "offset", "0"))
+		}},
+		{name: "default", build: func(f *fixture) happyReq { return getAs(f, nil) }},
+	},
+	"getIncomingInvoice":    {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.incomingInvoice)}) }}},
+	"listPayablesOpenItems": {{build: func(f *fixture) happyReq { return getAs(f, nil) }}},
+	"getVendor":             {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.vendor)}) }}},
 	"updateVendor": {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.vendor), example: true}) },
 		battery: func(f *fixture) happyReq {
 			return f.as(happyReq{params: pathID("id", f.vendor), body: map[string]any{"name": "Batterie Lieferant", "tax_id": "",

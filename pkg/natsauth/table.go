@@ -105,8 +105,10 @@ var Table = map[string]Permissions{
 		// Cancelling one: the reversal of its receivable (and which
 		// reversal stands, when the ledger says it was reversed before).
 		ledgerv1.SubjectJournalReverse, ledgerv1.SubjectJournalGet),
-	payablesv1.ServiceName: service(payablesv1.ServiceName, []string{payablesv1.StreamEvents}, nil,
-		[]string{payablesv1.EventsFilter}, ledgerv1.SubjectAccountGet),
+	payablesv1.ServiceName: service(payablesv1.ServiceName, []string{payablesv1.StreamEvents}, []string{bankv1.StreamEvents},
+		[]string{payablesv1.EventsFilter}, ledgerv1.SubjectAccountGet,
+		// Approving a review case posts its incoming invoice.
+		ledgerv1.SubjectPost),
 }
 
 // The uploads bucket (gatewayv1.UploadsBucket, JetStream stream

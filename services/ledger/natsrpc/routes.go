@@ -59,7 +59,7 @@ func Routes(svc *ledger.Service) []natsx.Route {
 			}
 			return ledgerv1.PeriodLockSet{OK: err == nil, Period: cmd.Period, Status: cmd.Status}, err
 		})},
-		{Subject: ledgerv1.SubjectPost, Callers: []string{"bank", "receivables"}, Workers: postingWorkers, Decode: natsx.JSON[ledgerv1.PostRequest], Endpoint: natsx.Typed(func(ctx context.Context, r ledgerv1.PostRequest) (ledger.Posted, error) {
+		{Subject: ledgerv1.SubjectPost, Callers: []string{"bank", "receivables", "payables"}, Workers: postingWorkers, Decode: natsx.JSON[ledgerv1.PostRequest], Endpoint: natsx.Typed(func(ctx context.Context, r ledgerv1.PostRequest) (ledger.Posted, error) {
 			var err error
 			if r.TenantID, err = natsx.Tenant(ctx, r.TenantID); err != nil {
 				return ledger.Posted{}, err

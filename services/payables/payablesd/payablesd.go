@@ -24,8 +24,11 @@ func Service(func(string) string) (daemon.Service, error) {
 		// created now, so that consumers written against it find it.
 		Streams: []natsx.Stream{{Name: payablesv1.StreamEvents, Subjects: []string{payablesv1.EventsFilter}}},
 		Build: func(_ context.Context, env daemon.Env) (daemon.Parts, error) {
-			svc := payables.New(postgres.New(env.Pool), ledgerv1.Client{C: env.Client})
-			return daemon.Parts{Routes: Routes(svc)}, nil
+			store := postgres.New(env.Pool)
+			ledger := ledgerv1.Client{C: env.Client}
+			svc := payables.New(store, ledger)
+			routes := append(Routes(svc), ReviewRoutes(payables.NewReview(store, ledger, ledger, nil))...)
+			return daemon.Parts{Routes: routes, Consumers: []natsx.Consumer{Payments(store)}}, nil
 		},
 	}, nil
 }

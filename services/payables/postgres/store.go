@@ -25,7 +25,7 @@ var migrations embed.FS
 
 // Schema is the payables service's database: its own migrations plus the
 // shared outbox and idempotency tables.
-var Schema = migrate.Set{Schema: "payables", Role: "payables_svc", FS: migrations, Dir: "migrations", Outbox: true, Idempotency: true}
+var Schema = migrate.Set{Schema: "payables", Role: "payables_svc", FS: migrations, Dir: "migrations", Outbox: true, Idempotency: true, Inbox: true}
 
 // Store implements payables.Store.
 type Store struct{ pool *pgxpool.Pool }
