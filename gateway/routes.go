@@ -156,6 +156,16 @@ var Routes = []Route{
 	{"POST", "/v1/vendors", "kreditoren:write", payablesv1.SubjectVendorsCreate, 0},
 	{"GET", "/v1/vendors/{id}", "kreditoren:read", payablesv1.SubjectVendorsGet, 0},
 	{"PATCH", "/v1/vendors/{id}", "kreditoren:write", payablesv1.SubjectVendorsUpdate, 0},
+	// Payment runs: kreditoren:write prepares and cancels a run,
+	// kreditoren:review releases it (approve, export, complete) – the
+	// four-eyes principle of paying suppliers, one key each.
+	{"GET", "/v1/payment-runs", "kreditoren:read", payablesv1.SubjectPaymentRunsList, 0},
+	{"POST", "/v1/payment-runs", "kreditoren:write", payablesv1.SubjectPaymentRunsCreate, 0},
+	{"GET", "/v1/payment-runs/{id}", "kreditoren:read", payablesv1.SubjectPaymentRunsGet, 0},
+	{"POST", "/v1/payment-runs/{id}/approve", "kreditoren:review", payablesv1.SubjectPaymentRunsApprove, 0},
+	{"POST", "/v1/payment-runs/{id}/export", "kreditoren:review", payablesv1.SubjectPaymentRunsExport, 0},
+	{"POST", "/v1/payment-runs/{id}/complete", "kreditoren:review", payablesv1.SubjectPaymentRunsComplete, 0},
+	{"POST", "/v1/payment-runs/{id}/cancel", "kreditoren:write", payablesv1.SubjectPaymentRunsCancel, 0},
 
 	{"GET", "/v1/periods", "perioden:read", periodsv1.SubjectList, 0},
 	{"POST", "/v1/periods/{period}/soft-lock", "perioden:write", periodsv1.SubjectSoftLock, 0},

@@ -105,7 +105,10 @@ var Table = map[string]Permissions{
 		// Cancelling one: the reversal of its receivable.
 		ledgerv1.SubjectJournalReverse),
 	payablesv1.ServiceName: service(payablesv1.ServiceName, []string{payablesv1.StreamEvents}, nil,
-		[]string{payablesv1.EventsFilter}, ledgerv1.SubjectAccountGet),
+		[]string{payablesv1.EventsFilter}, ledgerv1.SubjectAccountGet,
+		// Payment runs: the bank account paid from and the company
+		// holding it.
+		bankv1.SubjectAccountsGet, identityv1.SubjectTenantGet),
 }
 
 // The uploads bucket (gatewayv1.UploadsBucket, JetStream stream

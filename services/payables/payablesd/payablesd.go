@@ -5,6 +5,7 @@ package payablesd
 import (
 	"context"
 
+	"github.com/ledgerplatform/ledger/contracts/bankv1"
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
 	"github.com/ledgerplatform/ledger/contracts/payablesv1"
 	"github.com/ledgerplatform/ledger/pkg/daemon"
@@ -24,8 +25,10 @@ func Service(func(string) string) (daemon.Service, error) {
 		// created now, so that consumers written against it find it.
 		Streams: []natsx.Stream{{Name: payablesv1.StreamEvents, Subjects: []string{payablesv1.EventsFilter}}},
 		Build: func(_ context.Context, env daemon.Env) (daemon.Parts, error) {
-			svc := payables.New(postgres.New(env.Pool), ledgerv1.Client{C: env.Client})
-			return daemon.Parts{Routes: Routes(svc)}, nil
+			store := postgres.New(env.Pool)
+			svc := payables.New(store, ledgerv1.Client{C: env.Client})
+			runs := payables.NewPaymentRuns(store, bankv1.Client{C: env.Client}, tenants{env.Client}, nil)
+			return daemon.Parts{Routes: append(Routes(svc), RunRoutes(runs)...)}, nil
 		},
 	}, nil
 }
