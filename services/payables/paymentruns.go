@@ -209,7 +209,19 @@ func (p *PaymentRuns) Create(ctx context.Context, tenantID string, in payablesv1
 	}
 	r.ID = uuid.NewString()
 	return p.store.CreatePaymentRun(ctx, tenantID, r, func(invs []OpenInvoice) ([]RunItem, error) {
-		return PlanItems(r.ExecutionDate, r.InvoiceIDs, invs)
+		items, err := PlanItems(r.ExecutionDate, r.InvoiceIDs, invs)
+		if err != nil {
+			return nil, err
+		}
+		// The file is written once now and thrown away, so that a run
+		// that is created can be exported: what the bank would refuse
+		// (a vendor's name with no letter of the SEPA set) is refused
+		// here, naming the transfer.
+		run := PaymentRun{ID: r.ID, ExecutionDate: r.ExecutionDate.Format(time.DateOnly)}
+		if _, err := PainFile(RunFile{Run: run, Debtor: r.Debtor, Items: items}, p.now()); err != nil {
+			return nil, err
+		}
+		return items, nil
 	})
 }
 
