@@ -129,6 +129,8 @@ func TestPaymentRunRoutes(t *testing.T) {
 	wien := vendor(map[string]any{"name": "Alpen Holz KG", "iban": "AT611904300234573201"})
 	noIBAN := vendor(map[string]any{"name": "Ohne Konto OHG"})
 	noIBAN2 := vendor(map[string]any{"name": "Auch Ohne Konto OHG"})
+	// A name with no letter of the SEPA character set: no file could name it.
+	kanji := vendor(map[string]any{"name": "日本商事", "iban": "DE44500105175407324931"})
 
 	exec := time.Now().UTC().AddDate(0, 0, 10).Truncate(24 * time.Hour)
 	execDate := exec.Format(time.DateOnly)
@@ -140,6 +142,7 @@ func TestPaymentRunRoutes(t *testing.T) {
 	inv4 := p.postedInvoice(tenant, runInvoice{vendor: wien, number: "AH/2026/8", gross: "33.33", rate: "1.5", until: exec.AddDate(0, 0, 5)})
 	invNoIBAN := p.postedInvoice(tenant, runInvoice{vendor: noIBAN, number: "OK-1", gross: "50.00"})
 	invNoIBAN2 := p.postedInvoice(tenant, runInvoice{vendor: noIBAN2, number: "OK-2", gross: "60.00"})
+	invKanji := p.postedInvoice(tenant, runInvoice{vendor: kanji, number: "JP-1", gross: "70.00"})
 	invDraft := p.postedInvoice(tenant, runInvoice{vendor: nord, number: "RE-ENTWURF", gross: "10.00", state: "draft"})
 	invPaid := p.postedInvoice(tenant, runInvoice{vendor: nord, number: "RE-BEZAHLT", gross: "10.00", paid: "10.00"})
 
@@ -187,6 +190,7 @@ func TestPaymentRunRoutes(t *testing.T) {
 		{"label too long", 400, "INVALID_INPUT", map[string]any{"bank_account_id": bank, "execution_date": execDate, "invoice_ids": []string{inv4}, "label": strings.Repeat("x", 141)}, []string{"label"}},
 		{"unknown field", 400, "INVALID_INPUT", map[string]any{"bank_account_id": bank, "execution_date": execDate, "invoice_ids": []string{inv4}, "amount": 5}, nil},
 		{"vendors without IBAN", 400, "VENDOR_IBAN_MISSING", create(inv4, invNoIBAN, invNoIBAN2), []string{"Ohne Konto OHG", "Auch Ohne Konto OHG"}},
+		{"creditor name outside the SEPA set", 400, "INVALID_INPUT", create(inv4, invKanji), []string{"invoice_ids[1]", "creditor.name is required"}},
 		{"unknown invoice", 404, "INVOICE_NOT_FOUND", create(inv4, uuid.NewString()), []string{"invoice_ids[1]"}},
 		{"draft invoice", 404, "INVOICE_NOT_FOUND", create(invDraft), []string{"invoice_ids[0]"}},
 		{"paid invoice", 404, "INVOICE_NOT_FOUND", create(invPaid, inv4), []string{"invoice_ids[0]"}},

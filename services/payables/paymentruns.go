@@ -219,7 +219,7 @@ func (p *PaymentRuns) Create(ctx context.Context, tenantID string, in payablesv1
 		// here, naming the transfer.
 		run := PaymentRun{ID: r.ID, ExecutionDate: r.ExecutionDate.Format(time.DateOnly)}
 		if _, err := PainFile(RunFile{Run: run, Debtor: r.Debtor, Items: items}, p.now()); err != nil {
-			return nil, err
+			return nil, byInvoice(err)
 		}
 		return items, nil
 	})
@@ -365,6 +365,25 @@ func CheckRunInput(in payablesv1.PaymentRunInput, today time.Time) (NewRun, erro
 		return NewRun{}, err
 	}
 	return r, nil
+}
+
+// byInvoice names the transfers a file refused by the invoices they pay:
+// transfer i pays invoice_ids[i].
+func byInvoice(err error) error {
+	e := errs.As(err)
+	if e == nil || e.Code != errs.InvalidInput {
+		return err
+	}
+	out := &errs.Error{Code: e.Code, Message: "the invoices cannot all be paid by SEPA credit transfer", Err: err}
+	for _, d := range e.Details {
+		if rest, ok := strings.CutPrefix(d.Field, "transfers["); ok {
+			if n, _, ok := strings.Cut(rest, "]"); ok {
+				d = errs.Field("invoice_ids["+n+"]", d.Issue)
+			}
+		}
+		out.Details = append(out.Details, d)
+	}
+	return out
 }
 
 // PlanItems is one credit transfer per requested invoice, in the order
