@@ -280,7 +280,7 @@ var tools = []tool{
 		obj([]string{"id"}, map[string]any{"id": str("payment run id (UUID); see list_payment_runs")})},
 	{"export_payment_run", "Write the SEPA file (pain.001.001.09 XML) of an approved payment run for upload to the bank (approved -> exported). Exporting again answers the same file.", "POST /v1/payment-runs/{id}/export",
 		obj([]string{"id"}, map[string]any{"id": str("payment run id (UUID); see list_payment_runs")})},
-	{"complete_payment_run", "Record that the bank executed an exported payment run (exported -> completed).", "POST /v1/payment-runs/{id}/complete",
+	{"complete_payment_run", "Record that the bank executed an exported payment run (exported -> completed): its invoices count as paid (transfer plus Skonto taken) and no run pays them again.", "POST /v1/payment-runs/{id}/complete",
 		obj([]string{"id"}, map[string]any{"id": str("payment run id (UUID); see list_payment_runs")})},
 	{"cancel_payment_run", "Cancel a draft, approved or exported payment run; its invoices may then go into another run. A file already given to the bank must be withdrawn there too.", "POST /v1/payment-runs/{id}/cancel",
 		obj([]string{"id"}, map[string]any{"id": str("payment run id (UUID); see list_payment_runs")})},

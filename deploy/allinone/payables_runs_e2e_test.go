@@ -284,6 +284,15 @@ func TestPaymentRunRoutes(t *testing.T) {
 	if got := p.must(200, "GET", "/v1/payment-runs?status=completed", reader, nil).list("payment_runs"); len(got) != 1 || got[0]["id"] != id {
 		t.Fatalf("completed runs: %v", got)
 	}
+	// Completed, the invoices are paid (the discount settling the rest)
+	// and no run pays them again.
+	for inv, paid := range map[string]string{inv1: "119.00", inv2: "500.00", inv3: "1000.00"} {
+		p.wantCount(1, `SELECT count(*) FROM payables.incoming_invoices WHERE id = $1 AND paid_amount = $2::numeric`, inv, paid)
+	}
+	p.expectError(404, "INVOICE_NOT_FOUND", "POST", "/v1/payment-runs", writer, create(inv1))
+	if v := p.must(200, "GET", "/v1/vendors/"+nord, reader, nil); !strings.Contains(string(v.Raw), `"open_amount":0.00`) {
+		t.Errorf("vendor still owed after the run: %s", v.Raw)
+	}
 
 	// Cancelling frees the invoices: 409 while the run is active, a new run after.
 	second := p.must(201, "POST", "/v1/payment-runs", writer, create(inv4))

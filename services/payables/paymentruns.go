@@ -115,6 +115,8 @@ type RunStore interface {
 	// transition it returns; a transition to the current status changes
 	// nothing. Leaving the active statuses frees the run's invoices. An
 	// unknown id is NOT_FOUND; an error of decide is returned unchanged.
+	// Completing records what each transfer paid, with the discount
+	// taken, on its invoice.
 	ChangePaymentRun(ctx context.Context, tenantID, id string, decide func(RunFile) (Transition, error)) (RunFile, error)
 }
 
@@ -256,7 +258,8 @@ func (p *PaymentRuns) Export(ctx context.Context, tenantID, id string) ([]byte, 
 }
 
 // Complete records that the bank executed an exported run (exported ->
-// completed); its invoices leave the active runs.
+// completed): its invoices are paid by the amounts transferred and the
+// discounts taken, so no other run pays them again.
 func (p *PaymentRuns) Complete(ctx context.Context, tenantID, id string) (PaymentRun, error) {
 	f, err := p.change(ctx, tenantID, id, func(f RunFile) (Transition, error) {
 		return p.step(f, "complete", payablesv1.RunCompleted, payablesv1.RunExported)

@@ -291,6 +291,18 @@ func (s *Store) ChangePaymentRun(ctx context.Context, tenantID, id string, decid
 			WHERE tenant_id = $1 AND id = $2`, tenantID, id, t.To, t.At, t.PainXML); err != nil {
 			return err
 		}
+		if t.To == payablesv1.RunCompleted {
+			// The bank paid the run: each invoice is settled by its
+			// transfer and the discount taken, so it is no longer open
+			// and cannot be paid again by another run. (The ledger books
+			// the payment when the bank statement is reconciled.)
+			if _, err := tx.Exec(ctx, `UPDATE payables.incoming_invoices i
+				SET paid_amount = least(i.total_gross, i.paid_amount + it.amount + it.discount)
+				FROM payables.payment_run_items it
+				WHERE it.tenant_id = $1 AND it.run_id = $2 AND i.tenant_id = it.tenant_id AND i.id = it.invoice_id`, tenantID, id); err != nil {
+				return err
+			}
+		}
 		if t.To == payablesv1.RunCompleted || t.To == payablesv1.RunCancelled {
 			// The run is no longer active: its invoices are free.
 			if _, err := tx.Exec(ctx, `UPDATE payables.payment_run_items SET active = false WHERE tenant_id = $1 AND run_id = $2`, tenantID, id); err != nil {
