@@ -132,14 +132,14 @@ func TestPaymentRunRoutes(t *testing.T) {
 	// A name with no letter of the SEPA character set: no file could name it.
 	kanji := vendor(map[string]any{"name": "日本商事", "iban": "DE44500105175407324931"})
 
-	exec := time.Now().UTC().AddDate(0, 0, 10).Truncate(24 * time.Hour)
-	execDate := exec.Format(time.DateOnly)
+	payday := time.Now().UTC().AddDate(0, 0, 10).Truncate(24 * time.Hour)
+	execDate := payday.Format(time.DateOnly)
 	// Skonto open until the execution date (taken), until the day before
 	// (not taken), none.
-	inv1 := p.postedInvoice(tenant, runInvoice{vendor: nord, number: "RE-1001", gross: "119.00", rate: "2", until: exec})
-	inv2 := p.postedInvoice(tenant, runInvoice{vendor: nord, number: "RE-1002", gross: "500.00", paid: "100.00", rate: "3", until: exec.AddDate(0, 0, -1)})
+	inv1 := p.postedInvoice(tenant, runInvoice{vendor: nord, number: "RE-1001", gross: "119.00", rate: "2", until: payday})
+	inv2 := p.postedInvoice(tenant, runInvoice{vendor: nord, number: "RE-1002", gross: "500.00", paid: "100.00", rate: "3", until: payday.AddDate(0, 0, -1)})
 	inv3 := p.postedInvoice(tenant, runInvoice{vendor: wien, number: "AH/2026/7", gross: "1000.00"})
-	inv4 := p.postedInvoice(tenant, runInvoice{vendor: wien, number: "AH/2026/8", gross: "33.33", rate: "1.5", until: exec.AddDate(0, 0, 5)})
+	inv4 := p.postedInvoice(tenant, runInvoice{vendor: wien, number: "AH/2026/8", gross: "33.33", rate: "1.5", until: payday.AddDate(0, 0, 5)})
 	invNoIBAN := p.postedInvoice(tenant, runInvoice{vendor: noIBAN, number: "OK-1", gross: "50.00"})
 	invNoIBAN2 := p.postedInvoice(tenant, runInvoice{vendor: noIBAN2, number: "OK-2", gross: "60.00"})
 	invKanji := p.postedInvoice(tenant, runInvoice{vendor: kanji, number: "JP-1", gross: "70.00"})
