@@ -316,7 +316,7 @@ var berlin = func() *time.Location {
 // is the first execution date allowed.
 func CheckRunInput(in payablesv1.PaymentRunInput, today time.Time) (NewRun, error) {
 	var c checker
-	r := NewRun{BankAccountID: strings.TrimSpace(in.BankAccountID)}
+	r := NewRun{BankAccountID: strings.ToLower(strings.TrimSpace(in.BankAccountID))}
 	switch {
 	case r.BankAccountID == "":
 		c.bad("bank_account_id", "required")
