@@ -164,6 +164,16 @@ var Routes = []Route{
 	{"GET", "/v1/invoices", "kreditoren:read", payablesv1.SubjectInvoicesList, 0},
 	{"GET", "/v1/invoices/open-items", "kreditoren:read", payablesv1.SubjectInvoicesOpenItems, 0},
 	{"GET", "/v1/invoices/{id}", "kreditoren:read", payablesv1.SubjectInvoicesGet, 0},
+	// Payment runs: kreditoren:write prepares and cancels a run,
+	// kreditoren:review releases it (approve, export, complete) – the
+	// four-eyes principle of paying suppliers, one key each.
+	{"GET", "/v1/payment-runs", "kreditoren:read", payablesv1.SubjectPaymentRunsList, 0},
+	{"POST", "/v1/payment-runs", "kreditoren:write", payablesv1.SubjectPaymentRunsCreate, 0},
+	{"GET", "/v1/payment-runs/{id}", "kreditoren:read", payablesv1.SubjectPaymentRunsGet, 0},
+	{"POST", "/v1/payment-runs/{id}/approve", "kreditoren:review", payablesv1.SubjectPaymentRunsApprove, 0},
+	{"POST", "/v1/payment-runs/{id}/export", "kreditoren:review", payablesv1.SubjectPaymentRunsExport, 0},
+	{"POST", "/v1/payment-runs/{id}/complete", "kreditoren:review", payablesv1.SubjectPaymentRunsComplete, 0},
+	{"POST", "/v1/payment-runs/{id}/cancel", "kreditoren:write", payablesv1.SubjectPaymentRunsCancel, 0},
 
 	{"GET", "/v1/periods", "perioden:read", periodsv1.SubjectList, 0},
 	{"POST", "/v1/periods/{period}/soft-lock", "perioden:write", periodsv1.SubjectSoftLock, 0},

@@ -2,6 +2,7 @@ package bankv1
 
 import (
 	"context"
+	"net/url"
 
 	"github.com/ledgerplatform/ledger/contracts/money"
 	"github.com/ledgerplatform/ledger/contracts/rpc"
@@ -152,4 +153,12 @@ type Client struct{ C rpc.Caller }
 // to (YYYY-MM-DD) by state (SubjectPeriodStatus).
 func (c Client) PeriodStatus(ctx context.Context, tenant, from, to string) (PeriodStatus, error) {
 	return rpc.Send[PeriodStatus](rpc.ForTenant(ctx, tenant), c.C, SubjectPeriodStatus, PeriodStatusGet{From: from, To: to})
+}
+
+// Account reads one of the tenant's bank accounts (SubjectAccountsGet);
+// an unknown id is an *errs.Error with code NOT_FOUND.
+func (c Client) Account(ctx context.Context, tenant, id string) (Account, error) {
+	var out Account
+	err := c.C.Call(rpc.ForTenant(ctx, tenant), SubjectAccountsGet, url.Values{"id": {id}}, nil, &out)
+	return out, err
 }

@@ -78,6 +78,7 @@ type fixture struct {
 	cancelInvoice, cancelInvoiceMCP     string        // issued invoices to cancel (receivables_openitems_e2e_test.go)
 	creditInvoice                       string        // an issued invoice to credit
 	rec                                 *reconFixture // reconciliation and evidence (contract_reconcile_test.go)
+	runs                                *runsFixture  // payment runs (contract_payruns_test.go)
 	operatorKey                         string
 }
 
@@ -175,6 +176,7 @@ func newFixture(t *testing.T, p *platform, label string) *fixture {
 		"vat_id": "DE123456789", "iban": "DE89370400440532013000", "bic": "COBADEFFXXX",
 		"address": map[string]any{"street": "Hafenstr. 1", "zip": "20457", "city": "Hamburg"}, "default_account": "6815"}).str("id")
 	f.reviewFixture()
+	f.runs = newRunsFixture(t, p, f)
 	// Sales invoices: the seller's master data and payment account, an issued invoice and a draft.
 	invoiceSeller(p, a)
 	invoiceSettings(p, a)

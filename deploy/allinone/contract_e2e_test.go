@@ -38,7 +38,8 @@ func TestContract(t *testing.T) {
 		// the checkpoints, which a refused call must not write either.
 		"LEDGER_CHECKPOINT_INTERVAL": "24h",
 	})
-	c := &contractRun{t: t, p: p, doc: loadAPIDoc(t), findings: map[string]*findingGroup{}, happyStatus: map[string]int{}}
+	c := &contractRun{t: t, p: p, doc: loadAPIDoc(t), findings: map[string]*findingGroup{}, happyStatus: map[string]int{},
+		happyType: map[string]string{}}
 	cdoc, err := contract.Load(contracts.OpenAPI, contract.ClosedResponses())
 	if err != nil {
 		t.Fatal(err)
@@ -82,6 +83,7 @@ type contractRun struct {
 	baseline    state
 	a, b        *fixture
 	happyStatus map[string]int
+	happyType   map[string]string // the content type of each operation's first happy answer
 	findings    map[string]*findingGroup
 	stats       struct {
 		ops, covered, happy, happyMCP, bad, badMCP, serverErrors, stateChanges int
@@ -255,7 +257,7 @@ func (c *contractRun) happyPaths() {
 				}
 				r := c.do(c.wireFor(op, hc.build(c.a)))
 				if i == 0 {
-					c.happyStatus[op.ID] = r.Status
+					c.happyStatus[op.ID], c.happyType[op.ID] = r.Status, r.Header.Get("Content-Type")
 				}
 				if r.Status/100 != 2 {
 					c.fail("happy-status", op.ID, fmt.Sprintf("%s: %d %s", name, r.Status, r.Raw))
@@ -620,7 +622,13 @@ func (c *contractRun) mcpHappyPaths() {
 		case checkHeaders(r) != nil:
 			c.fail("mcp-happy-headers", t.name, checkHeaders(r).Error())
 		default:
-			if err := c.checkResponse(t.op, status, "application/json", []byte(text)); err != nil {
+			// A tool's text is its route's answer: JSON, or the file a
+			// route answers (a payment run's XML).
+			ct := "application/json"
+			if h := c.happyType[t.op.ID]; h != "" && !strings.Contains(h, "json") {
+				ct = h
+			}
+			if err := c.checkResponse(t.op, status, ct, []byte(text)); err != nil {
 				c.fail("mcp-happy-response", t.name, err.Error())
 			} else {
 				c.stats.happyMCP++

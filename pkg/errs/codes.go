@@ -74,6 +74,7 @@ const (
 	InvoiceNotFound             = "INVOICE_NOT_FOUND"
 	BankAccountNotFound         = "BANK_ACCOUNT_NOT_FOUND"
 	OCRFailed                   = "OCR_FAILED"
+	InvalidStateTransition      = "INVALID_STATE_TRANSITION"
 )
 
 // statusOf is the one table from machine codes to HTTP statuses.
@@ -142,6 +143,7 @@ var statusOf = map[string]int{
 	InvoiceNotFound:             http.StatusNotFound,
 	BankAccountNotFound:         http.StatusNotFound,
 	OCRFailed:                   http.StatusInternalServerError,
+	InvalidStateTransition:      http.StatusConflict,
 }
 
 // Status maps a machine code to its HTTP status. Unknown codes are a

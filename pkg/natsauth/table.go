@@ -108,7 +108,10 @@ var Table = map[string]Permissions{
 	payablesv1.ServiceName: service(payablesv1.ServiceName, []string{payablesv1.StreamEvents}, []string{bankv1.StreamEvents},
 		[]string{payablesv1.EventsFilter}, ledgerv1.SubjectAccountGet,
 		// Approving a review case posts its incoming invoice.
-		ledgerv1.SubjectPost),
+		ledgerv1.SubjectPost,
+		// Payment runs: the bank account paid from and the company
+		// holding it.
+		bankv1.SubjectAccountsGet, identityv1.SubjectTenantGet),
 }
 
 // The uploads bucket (gatewayv1.UploadsBucket, JetStream stream

@@ -5,6 +5,7 @@ package payablesd
 import (
 	"context"
 
+	"github.com/ledgerplatform/ledger/contracts/bankv1"
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
 	"github.com/ledgerplatform/ledger/contracts/payablesv1"
 	"github.com/ledgerplatform/ledger/pkg/daemon"
@@ -27,7 +28,9 @@ func Service(func(string) string) (daemon.Service, error) {
 			store := postgres.New(env.Pool)
 			ledger := ledgerv1.Client{C: env.Client}
 			svc := payables.New(store, ledger)
+			runs := payables.NewPaymentRuns(store, bankv1.Client{C: env.Client}, tenants{env.Client}, nil)
 			routes := append(Routes(svc), ReviewRoutes(payables.NewReview(store, ledger, ledger, nil))...)
+			routes = append(routes, RunRoutes(runs)...)
 			return daemon.Parts{Routes: routes, Consumers: []natsx.Consumer{Payments(store)}}, nil
 		},
 	}, nil

@@ -54,7 +54,7 @@ type Party struct {
 }
 
 // Address is a structured postal address (EPC: town and country
-// required, the rest when known).
+// required, the rest when known); the zero Address writes none.
 type Address struct {
 	Street         string // StrtNm
 	BuildingNumber string // BldgNb
@@ -252,6 +252,12 @@ func party(pr *problems, field string, p Party) partyXML {
 		pr.add(ErrMissing, field+".name", "%s.name is required (after conversion to the SEPA character set)", field)
 	}
 	a := p.Address
+	// No address at all is written as none: within the EEA the rulebook
+	// asks for none (a party's address is needed only for transfers
+	// leaving it), and a tenant or vendor may not have told theirs.
+	if a == (Address{}) {
+		return partyXML{Nm: name}
+	}
 	adr := &postalAddress{
 		StrtNm: cut(Text(a.Street), 70),
 		BldgNb: cut(Text(a.BuildingNumber), 16),

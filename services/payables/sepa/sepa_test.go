@@ -385,6 +385,19 @@ func TestCreditTransferRefuses(t *testing.T) {
 	}
 	validate(t, doc)
 
+	// A party without any address is written without one (within the
+	// EEA none is needed) and is valid.
+	noAddr := base()
+	noAddr.Debtor.Address, noAddr.Transfers[0].Creditor.Address = Address{}, Address{}
+	doc, err = CreditTransfer(noAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(doc), "PstlAdr") {
+		t.Fatalf("address written for parties without one:\n%s", doc)
+	}
+	validate(t, doc)
+
 	// Several problems are all named.
 	p := base()
 	p.Transfers[0].CreditorAccount.IBAN = "DE00"
