@@ -304,7 +304,6 @@ func (p *PaymentRuns) today() time.Time {
 	return time.Date(n.Year(), n.Month(), n.Day(), 0, 0, 0, 0, time.UTC)
 }
 
-
 // CheckRunInput validates a new run, naming every field at fault; today
 // is the first execution date allowed.
 func CheckRunInput(in payablesv1.PaymentRunInput, today time.Time) (NewRun, error) {
