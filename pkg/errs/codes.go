@@ -74,6 +74,9 @@ const (
 	InvoiceNotFound             = "INVOICE_NOT_FOUND"
 	BankAccountNotFound         = "BANK_ACCOUNT_NOT_FOUND"
 	OCRFailed                   = "OCR_FAILED"
+	// DuplicateDocument: the same bytes (SHA-256) are already in the
+	// tenant's payables inbox.
+	DuplicateDocument = "DUPLICATE_DOCUMENT"
 )
 
 // statusOf is the one table from machine codes to HTTP statuses.
@@ -142,6 +145,7 @@ var statusOf = map[string]int{
 	InvoiceNotFound:             http.StatusNotFound,
 	BankAccountNotFound:         http.StatusNotFound,
 	OCRFailed:                   http.StatusInternalServerError,
+	DuplicateDocument:           http.StatusConflict,
 }
 
 // Status maps a machine code to its HTTP status. Unknown codes are a
