@@ -104,13 +104,16 @@ var Table = map[string]Permissions{
 		ledgerv1.SubjectTaxCodesList, ledgerv1.SubjectDocumentsUpload, ledgerv1.SubjectPost, identityv1.SubjectTenantGet,
 		// Cancelling one: the reversal of its receivable.
 		ledgerv1.SubjectJournalReverse),
-	payablesv1.ServiceName: service(payablesv1.ServiceName, []string{payablesv1.StreamEvents}, nil,
-		[]string{payablesv1.EventsFilter}, ledgerv1.SubjectAccountGet),
+	payablesv1.ServiceName: service(payablesv1.ServiceName, []string{payablesv1.StreamEvents, payablesv1.StreamExtract}, nil,
+		[]string{payablesv1.EventsFilter, payablesv1.ExtractFilter}, ledgerv1.SubjectAccountGet,
+		// The inbox: its documents are the ledger's.
+		ledgerv1.SubjectDocumentsUpload),
 }
 
 // The uploads bucket (gatewayv1.UploadsBucket, JetStream stream
 // OBJ_UPLOADS): the gateway creates it and puts files in; the bank reads
-// and deletes them (a delete writes a meta message and purges the chunks).
+// and deletes them (a delete writes a meta message and purges the chunks),
+// and so does payables.
 var (
 	uploadsStream = "OBJ_" + gatewayv1.UploadsBucket
 	uploadsRead   = []string{"$JS.API.STREAM.INFO." + uploadsStream, "$JS.API.DIRECT.GET." + uploadsStream + ".>",
@@ -132,6 +135,10 @@ func init() {
 		}
 	}
 	Table["bank"] = b
+	// The inbound-email webhook's messages come through the bucket too.
+	p := Table[payablesv1.ServiceName]
+	p.Publish = append(append(p.Publish, uploadsRead...), uploadsDelete...)
+	Table[payablesv1.ServiceName] = p
 }
 
 // Names lists the users of Table, sorted.

@@ -4,6 +4,9 @@ package payablesd
 
 import (
 	"context"
+	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
 	"github.com/ledgerplatform/ledger/contracts/payablesv1"
@@ -22,13 +25,20 @@ func Service(func(string) string) (daemon.Service, error) {
 		DB:   postgres.Schema,
 		// The stream its invoice and payment-run events will go to;
 		// created now, so that consumers written against it find it.
-		Streams: []natsx.Stream{{Name: payablesv1.StreamEvents, Subjects: []string{payablesv1.EventsFilter}}},
+		Streams: []natsx.Stream{{Name: payablesv1.StreamEvents, Subjects: []string{payablesv1.EventsFilter}}, ExtractStream},
 		Build: func(_ context.Context, env daemon.Env) (daemon.Parts, error) {
-			svc := payables.New(postgres.New(env.Pool), ledgerv1.Client{C: env.Client})
-			return daemon.Parts{Routes: Routes(svc)}, nil
+			store := postgres.New(env.Pool)
+			svc := payables.New(store, ledgerv1.Client{C: env.Client}).
+				WithIntake(store, Documents{C: env.Client}, &Uploads{JS: env.JS}, env.Log, uuid.NewString)
+			return daemon.Parts{Routes: append(Routes(svc), IntakeRoutes(svc)...)}, nil
 		},
 	}, nil
 }
+
+// ExtractStream is the extraction work queue (an inbox item's extraction
+// is queued through the outbox), which the payables service owns.
+var ExtractStream = natsx.Stream{Name: payablesv1.StreamExtract, Subjects: []string{payablesv1.ExtractFilter}, WorkQueue: true,
+	MaxAge: 7 * 24 * time.Hour, Duplicates: time.Minute}
 
 // Routes is the payables service's route table.
 func Routes(svc *payables.Service) []natsx.Route {
