@@ -108,7 +108,7 @@ func (g *Gateway) call(ctx context.Context, x *exchange, build func() (req *nats
 	}
 	// The input boundary: nothing the document refuses reaches a service.
 	// A large upload's form was checked part by part as it streamed.
-	if x.route.Flags&LargeUpload != 0 {
+	if x.route.Flags&(LargeUpload|MailUpload) != 0 {
 		if err := x.route.op.CheckParams(req.Params, req.Query); err != nil {
 			return nil, err
 		}
@@ -176,6 +176,11 @@ func (g *Gateway) admit(ctx context.Context, x *exchange) (context.Context, erro
 	if rt.Flags&Public != 0 {
 		if rt.Flags&AuthLimited != 0 && !x.limited {
 			if err := g.limit(ctx, x, "ip:"+x.rec.ClientIP, g.cfg.AuthRateLimitPerMinute); err != nil {
+				return ctx, err
+			}
+		}
+		if rt.Flags&WebhookLimited != 0 && !x.limited {
+			if err := g.limit(ctx, x, "webhook:"+x.rec.ClientIP, g.cfg.WebhookRateLimitPerMinute); err != nil {
 				return ctx, err
 			}
 		}
