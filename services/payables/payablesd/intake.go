@@ -107,9 +107,9 @@ func inboxUpload(_ context.Context, r *natsx.Request) (any, error) {
 		if p.FormName() != "file" {
 			continue
 		}
-		// Read whole: 11 MB at most came through NATS; one byte over 10
-		// MB is enough for FILE_TOO_LARGE.
-		b, err := io.ReadAll(io.LimitReader(p, payables.MaxAttachmentBytes+1))
+		// Read whole, so that the log says its size: the gateway let 11
+		// MB at most through.
+		b, err := io.ReadAll(p)
 		if err != nil {
 			return nil, errs.Invalid("malformed multipart body", errs.Field("file", "malformed"))
 		}
