@@ -510,6 +510,30 @@ var happyCases = map[string][]happyCase{
 		mcp: func(f *fixture, args map[string]any) {
 			args["name"], args["tax_id"], args["vat_id"] = "Fixture Lieferant per MCP", "143/123/99999", "DE111111111"
 		}}},
+	// The payables inbox. The webhook's case makes a new secret each time
+	// it is built, so that it holds whichever ran before.
+	"rollInboundEmailSecret": {{build: func(f *fixture) happyReq { return f.as(happyReq{}) }}},
+	"inboundEmail": {{build: func(f *fixture) happyReq {
+		secret := f.p.must(201, "POST", "/v1/payables/inbound-email/secret", f.admin, nil).str("secret")
+		mail := testMail(f.p.t, "Rechnung "+f.label, mailPart{"rechnung-" + f.label + ".pdf", "application/pdf", pdfOf("inbox " + f.label)})
+		return happyReq{params: pathID("tenant_id", f.tenant), headers: []string{"X-Webhook-Secret", secret},
+			multipart: []part{textField("sender", "lieferant@example.com"), textField("body-mime", string(mail))}}
+	}}},
+	"listIngestionLog": {
+		{name: "filtered", build: func(f *fixture) happyReq {
+			return getAs(f, qs("outcome", "ingested", "outcome", "skipped_duplicate", "limit", "10", "offset", "0"))
+		}},
+		{name: "default", build: func(f *fixture) happyReq { return getAs(f, nil) }},
+	},
+	"listInbox": {
+		{name: "filtered", build: func(f *fixture) happyReq { return getAs(f, qs("status", "pending", "limit", "10", "offset", "0")) }},
+		{name: "default", build: func(f *fixture) happyReq { return getAs(f, nil) }},
+	},
+	"uploadToInbox": {{build: func(f *fixture) happyReq {
+		return f.as(happyReq{multipart: []part{fileField("eingang.pdf", "application/pdf", pdfOf("inbox upload "+f.label))}})
+	}, battery: func(f *fixture) happyReq {
+		return f.as(happyReq{multipart: []part{fileField("eingang.pdf", "application/pdf", pdfOf("inbox battery "+f.label))}})
+	}}},
 	"getVendor": {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.vendor)}) }}},
 	"updateVendor": {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.vendor), example: true}) },
 		battery: func(f *fixture) happyReq {
