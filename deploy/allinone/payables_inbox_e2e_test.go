@@ -322,3 +322,21 @@ func TestPayablesInbox(t *testing.T) {
 	p.must(200, "POST", hook, "", mail, "Content-Type", "message/rfc822", "X-Webhook-Secret", fresh)
 	p.wantCount(24, rows(""), tenant)
 }
+
+// TestInboundEmailRateLimit: the webhook is limited per client address by
+// its own budget, apart from the stricter one of the auth routes; a wrong
+// secret spends it like any call.
+func TestInboundEmailRateLimit(t *testing.T) {
+	p, admin, tenant := setup(t, env{"WEBHOOK_RATE_LIMIT_PER_MINUTE": "3", "AUTH_RATE_LIMIT_PER_MINUTE": "1"}, "Drossel GmbH")
+	secret := p.must(201, "POST", "/v1/payables/inbound-email/secret", p.apiKey(admin, "kreditoren:write"), nil).str("secret")
+	mail := testMail(t, "Rechnung", mailPart{"r.pdf", "application/pdf", pdfOf("limit")})
+	hook := "/v1/payables/inbound-email/" + tenant
+	p.must(401, "POST", hook, "", mail, "Content-Type", "message/rfc822", "X-Webhook-Secret", "wrong")
+	p.must(200, "POST", hook, "", mail, "Content-Type", "message/rfc822", "X-Webhook-Secret", secret)
+	r := p.must(200, "POST", hook, "", mail, "Content-Type", "message/rfc822", "X-Webhook-Secret", secret)
+	if r.Header.Get("X-RateLimit-Limit") != "3" {
+		t.Fatalf("limit header %q", r.Header.Get("X-RateLimit-Limit"))
+	}
+	p.expectError(429, "RATE_LIMITED", "POST", hook, "", mail, "Content-Type", "message/rfc822", "X-Webhook-Secret", secret)
+	p.wantCount(2, `SELECT count(*) FROM payables.ingestion_log WHERE tenant_id = $1`, tenant)
+}
