@@ -340,3 +340,26 @@ func TestInboundEmailRateLimit(t *testing.T) {
 	p.expectError(429, "RATE_LIMITED", "POST", hook, "", mail, "Content-Type", "message/rfc822", "X-Webhook-Secret", secret)
 	p.wantCount(2, `SELECT count(*) FROM payables.ingestion_log WHERE tenant_id = $1`, tenant)
 }
+
+// TestInboundEmailLarge: a message of some 27 MB (two large PDFs in
+// base64) goes through the uploads bucket: the 9 MB one is ingested, the
+// 11 MB one refused with its full size; a message over 32 MiB is refused
+// with nothing written.
+func TestInboundEmailLarge(t *testing.T) {
+	p, admin, tenant := setup(t, nil, "Grosspost GmbH")
+	secret := p.must(201, "POST", "/v1/payables/inbound-email/secret", p.apiKey(admin, "kreditoren:write"), nil).str("secret")
+	pdf := func(n int, tag string) []byte {
+		return append(append([]byte("%PDF-1.7\n% "+tag+"\n"), bytes.Repeat([]byte("0123456789abcdef"), n/16)...), "\n%%EOF\n"...)
+	}
+	mail := testMail(t, "Pläne", mailPart{"plan.pdf", "application/pdf", pdf(9<<20, "plan")}, mailPart{"zu-gross.pdf", "application/pdf", pdf(11<<20, "gross")})
+	hook := "/v1/payables/inbound-email/" + tenant
+	r := p.must(200, "POST", hook, "", mail, "Content-Type", "message/rfc822", "X-Webhook-Secret", secret)
+	rows := r.list("rows")
+	if diff := cmp.Diff([]string{"ingested plan.pdf", fmt.Sprintf("rejected_invalid zu-gross.pdf: the file has %d bytes; at most 10 MB are accepted", len(pdf(11<<20, "gross")))}, outcomesOf(rows)); diff != "" {
+		t.Fatalf("rows (-want +got):\n%s", diff)
+	}
+	p.wantCount(1, `SELECT count(*) FROM ledger.documents WHERE tenant_id = $1 AND size_bytes = $2`, tenant, len(pdf(9<<20, "plan")))
+	huge := testMail(t, "zu viel", mailPart{"a.pdf", "application/pdf", pdf(25<<20, "huge")})
+	p.expectError(400, "FILE_TOO_LARGE", "POST", hook, "", huge, "Content-Type", "message/rfc822", "X-Webhook-Secret", secret)
+	p.wantCount(2, `SELECT count(*) FROM payables.ingestion_log WHERE tenant_id = $1`, tenant)
+}
