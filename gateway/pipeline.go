@@ -133,6 +133,13 @@ func (g *Gateway) call(ctx context.Context, x *exchange, build func() (req *nats
 	}
 	x.ctx, x.req = ctx, req
 	reply, err := g.do(ctx, x.route.Subject, req)
+	if x.route.Flags&WebhookLimited != 0 && errs.Is(err, errs.Unauthenticated) {
+		// As for every 401: no caller is known whose budget the headers
+		// could describe.
+		for _, h := range []string{"X-RateLimit-Limit", "X-RateLimit-Remaining"} {
+			x.header.Del(h)
+		}
+	}
 	// A refusal changed nothing; any other outcome, an unknown one too, may
 	// have revoked something.
 	if x.route.Flags&(Revokes|RevokesAny) != 0 && (err == nil || errs.Status(errs.CodeOf(err)) >= 500) {

@@ -205,6 +205,7 @@ func (g *Gateway) readMail(r *http.Request, req *natsx.Request) (*natsx.Request,
 	ct := r.Header.Get("Content-Type")
 	mt, ps, _ := mime.ParseMediaType(ct)
 	var msg io.Reader
+	var form *multipart.Reader // the provider's form, read on after the message
 	field := "message"
 	switch mt {
 	case "message/rfc822":
@@ -214,6 +215,7 @@ func (g *Gateway) readMail(r *http.Request, req *natsx.Request) (*natsx.Request,
 			return nil, errs.E(errs.UnsupportedMedia, "send multipart/form-data with a boundary")
 		}
 		mr := multipart.NewReader(body, ps["boundary"])
+		form = mr
 		for msg == nil {
 			p, err := mr.NextPart()
 			if errors.Is(err, io.EOF) {
@@ -262,6 +264,14 @@ func (g *Gateway) readMail(r *http.Request, req *natsx.Request) (*natsx.Request,
 		g.dropUpload(name)
 		return nil, errs.Invalid("request body required", errs.Field(field, "required: the raw message"))
 	}
+	if form != nil {
+		// The fields after the message: skipped, but a second message is
+		// ambiguous.
+		if err := skipRest(form); err != nil {
+			g.dropUpload(name)
+			return nil, err
+		}
+	}
 	put := gatewayv1.UploadRequest{Field: field, Upload: gatewayv1.UploadRef{
 		Bucket: gatewayv1.UploadsBucket, Name: name, Size: lr.n, SHA256: hex.EncodeToString(lr.h.Sum(nil)),
 		FileName: "message.eml", ContentType: "message/rfc822"}}
@@ -275,4 +285,28 @@ func (g *Gateway) readMail(r *http.Request, req *natsx.Request) (*natsx.Request,
 	}
 	req.Body, req.ContentType = b, "application/json"
 	return req, nil
+}
+
+// skipRest reads a provider's form to its end; a second message field is
+// refused.
+func skipRest(mr *multipart.Reader) error {
+	for {
+		p, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err == nil && slices.Contains(mailFields, p.FormName()) {
+			return errs.Invalid("send one message per call", errs.Field(p.FormName(), "only one of body-mime and email, once"))
+		}
+		if err == nil {
+			_, err = io.Copy(io.Discard, p)
+		}
+		if err != nil {
+			var e *errs.Error
+			if errors.As(err, &e) {
+				return e
+			}
+			return errs.Invalid("malformed multipart body", errs.Field("", "malformed"))
+		}
+	}
 }

@@ -362,4 +362,12 @@ func TestInboundEmailLarge(t *testing.T) {
 	huge := testMail(t, "zu viel", mailPart{"a.pdf", "application/pdf", pdf(25<<20, "huge")})
 	p.expectError(400, "FILE_TOO_LARGE", "POST", hook, "", huge, "Content-Type", "message/rfc822", "X-Webhook-Secret", secret)
 	p.wantCount(2, `SELECT count(*) FROM payables.ingestion_log WHERE tenant_id = $1`, tenant)
+
+	// A message cut short after its first attachment is refused whole:
+	// nothing is written for the attachment that was readable.
+	cut := testMail(t, "abgeschnitten", mailPart{"ganz.pdf", "application/pdf", pdf(1000, "ganz")}, mailPart{"halb.pdf", "application/pdf", pdf(5000, "halb")})
+	cut = cut[:len(cut)-2000]
+	p.expectError(400, "INVALID_INPUT", "POST", hook, "", cut, "Content-Type", "message/rfc822", "X-Webhook-Secret", secret)
+	p.wantCount(2, `SELECT count(*) FROM payables.ingestion_log WHERE tenant_id = $1`, tenant)
+	p.wantCount(1, `SELECT count(*) FROM payables.inbox_items WHERE tenant_id = $1`, tenant)
 }

@@ -170,13 +170,16 @@ func (s *Service) InboundEmail(ctx context.Context, tenantID, secret, bucket, ob
 	if err := s.checkSecret(ctx, tenantID, secret); err != nil {
 		return payablesv1.InboundEmailResult{}, err
 	}
-	rc, err := s.intake.uploads.Open(ctx, bucket, object)
-	if err != nil {
-		return payablesv1.InboundEmailResult{}, errs.Wrap("payables.InboundEmail: open", err)
+	// The message is read twice: once to see that it is MIME throughout
+	// (a message refused writes nothing), then to take its attachments.
+	if err := s.readMessage(ctx, bucket, object, func(_ mailin.Envelope, a mailin.Attachment) error {
+		_, err := io.Copy(io.Discard, a.Body)
+		return err
+	}); err != nil {
+		return payablesv1.InboundEmailResult{}, err
 	}
-	defer rc.Close()
 	res := payablesv1.InboundEmailResult{Rows: []payablesv1.IngestionRow{}}
-	_, err = mailin.Walk(rc, func(env mailin.Envelope, a mailin.Attachment) error {
+	err := s.readMessage(ctx, bucket, object, func(env mailin.Envelope, a mailin.Attachment) error {
 		in := incoming{source: SourceEmail, filename: a.FileName, declared: a.ContentType,
 			sender: nonEmpty(env.From), subject: nonEmpty(env.Subject)}
 		row, _, err := s.ingest(ctx, tenantID, in, a.Body)
@@ -186,14 +189,50 @@ func (s *Service) InboundEmail(ctx context.Context, tenantID, secret, bucket, ob
 		res.Rows = append(res.Rows, row)
 		return nil
 	})
-	if errors.Is(err, mailin.ErrMalformed) {
-		// The rows written stay: each attachment read was processed.
-		return res, errs.Invalid("the message is not readable as MIME: "+err.Error(), errs.Field("message", "malformed"))
-	}
 	if err != nil {
+		// Read once already, the message is MIME: this is the bucket or
+		// the store failing.
 		return res, errs.Wrap("payables.InboundEmail", err)
 	}
 	return res, nil
+}
+
+// readMessage walks the message in the bucket. A broken message is an
+// INVALID_INPUT error; the bucket failing is any other.
+func (s *Service) readMessage(ctx context.Context, bucket, object string, fn func(mailin.Envelope, mailin.Attachment) error) error {
+	rc, err := s.intake.uploads.Open(ctx, bucket, object)
+	if err != nil {
+		return errs.Wrap("payables.InboundEmail: open", err)
+	}
+	defer rc.Close()
+	src := &readErr{r: rc}
+	_, err = mailin.Walk(src, fn)
+	switch {
+	case err == nil:
+		return nil
+	case src.err != nil:
+		return errs.Wrap("payables.InboundEmail: read", src.err)
+	case errors.Is(err, mailin.ErrMalformed) || errs.As(err) == nil:
+		// Not the bucket: the message's structure or an attachment's
+		// transfer encoding.
+		return errs.Invalid("the message is not readable as MIME: "+err.Error(), errs.Field("message", "malformed"))
+	}
+	return err
+}
+
+// readErr remembers an error of the reader under the MIME parser, so that
+// a failing bucket is not taken for a broken message.
+type readErr struct {
+	r   io.Reader
+	err error
+}
+
+func (r *readErr) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if err != nil && err != io.EOF {
+		r.err = err
+	}
+	return n, err
 }
 
 // UploadToInbox takes one file uploaded directly: 201 with the new inbox
@@ -259,7 +298,7 @@ const failedReason = "the attachment could not be processed; send it again"
 // the row could be written.
 func (s *Service) ingest(ctx context.Context, tenantID string, in incoming, body io.Reader) (payablesv1.IngestionRow, ingested, error) {
 	row := payablesv1.IngestionRow{ID: s.intake.newID(), SenderEmail: in.sender, Subject: in.subject,
-		Filename: in.filename, ClaimedMime: in.declared}
+		Filename: in.filename, ClaimedMime: truncate(in.declared, 255), CreatedAt: time.Now().UTC()}
 	content, err := io.ReadAll(io.LimitReader(body, MaxAttachmentBytes+1))
 	row.SizeBytes = int64(len(content))
 	if err == nil && len(content) > MaxAttachmentBytes {

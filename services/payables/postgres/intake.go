@@ -99,10 +99,10 @@ func (s *Store) LogIngestion(ctx context.Context, tenantID string, row payablesv
 
 func logIngestion(ctx context.Context, tx pgx.Tx, tenantID string, r payablesv1.IngestionRow) error {
 	_, err := tx.Exec(ctx, `INSERT INTO payables.ingestion_log (id, tenant_id, outcome, reason, sender_email, subject, filename,
-			claimed_mime, size_bytes, file_hash, document_id, original_inbox_id, original_review_case_id)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+			claimed_mime, size_bytes, file_hash, document_id, original_inbox_id, original_review_case_id, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
 		r.ID, tenantID, r.Outcome, r.Reason, r.SenderEmail, r.Subject, r.Filename, r.ClaimedMime, r.SizeBytes,
-		r.FileHash, r.DocumentID, r.OriginalInboxID, r.OriginalReviewCaseID)
+		r.FileHash, r.DocumentID, r.OriginalInboxID, r.OriginalReviewCaseID, r.CreatedAt)
 	if err != nil {
 		return fmt.Errorf("log ingestion: %w", err)
 	}

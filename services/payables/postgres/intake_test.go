@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
@@ -32,7 +33,7 @@ func TestIngest(t *testing.T) {
 	}
 	row := func(outcome string, doc *string) payablesv1.IngestionRow {
 		r := payablesv1.IngestionRow{ID: uuid.NewString(), Outcome: outcome, Filename: "r.pdf", ClaimedMime: "application/pdf", SizeBytes: 3,
-			FileHash: &hash, DocumentID: doc}
+			FileHash: &hash, DocumentID: doc, CreatedAt: time.Now()}
 		if outcome != payablesv1.OutcomeIngested {
 			reason := "why"
 			r.Reason = &reason
