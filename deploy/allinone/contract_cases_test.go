@@ -71,7 +71,7 @@ type fixture struct {
 	bankAccount, bankTx                 string
 	debtor                              string
 	vendor                              string
-	webhookRoller                       string // admin of a tenant of its own, whose webhook secret the secret route rolls
+	webhookRoller                       string        // admin of a tenant of its own, whose webhook secret the secret route rolls
 	salesInvoice, salesDraft            string        // an issued sales invoice and a draft
 	cancelInvoice, cancelInvoiceMCP     string        // issued invoices to cancel (receivables_openitems_e2e_test.go)
 	creditInvoice                       string        // an issued invoice to credit
