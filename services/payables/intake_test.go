@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"fmt"
+	"io"
+	"log/slog"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ledgerplatform/ledger/contracts/payablesv1"
 	"github.com/ledgerplatform/ledger/pkg/errs"
 )
 
@@ -107,5 +111,83 @@ func TestSniffXMLNeedsAnElement(t *testing.T) {
 		if got := sniff(c); got != "" {
 			t.Errorf("sniff(%q) = %q", c, got)
 		}
+	}
+}
+
+// memStore is an in-memory IntakeStore.
+type memStore struct {
+	secretStore
+	items map[string]InboxRef // by hash
+	log   []payablesv1.IngestionRow
+}
+
+func (m *memStore) InboxByHash(_ context.Context, _, hash string) (InboxRef, error) {
+	if r, ok := m.items[hash]; ok {
+		return r, nil
+	}
+	return InboxRef{}, errs.NotFoundf("none")
+}
+
+func (m *memStore) Ingest(_ context.Context, _ string, it NewInboxItem, row payablesv1.IngestionRow) (payablesv1.InboxItem, InboxRef, error) {
+	if r, ok := m.items[it.FileHash]; ok {
+		return payablesv1.InboxItem{}, r, errs.E(errs.DuplicateDocument, "dup")
+	}
+	m.items[it.FileHash] = InboxRef{ID: it.ID}
+	m.log = append(m.log, row)
+	return payablesv1.InboxItem{ID: it.ID, DocumentID: it.DocumentID, Status: payablesv1.InboxPending, OriginalName: it.OriginalName}, InboxRef{}, nil
+}
+
+func (m *memStore) LogIngestion(_ context.Context, _ string, row payablesv1.IngestionRow) error {
+	m.log = append(m.log, row)
+	return nil
+}
+
+// docs is a Documents that fails while down.
+type docs struct{ down bool }
+
+func (d *docs) Upload(_ context.Context, _, _, _ string, content []byte) (string, error) {
+	if d.down {
+		return "", fmt.Errorf("nats: no responders available for request")
+	}
+	return fmt.Sprintf("doc-%x", sha256.Sum256(content))[:20], nil
+}
+
+// TestUploadToInbox: each outcome of a direct upload, its answer and its
+// one log row; a failure says nothing of internals.
+func TestUploadToInbox(t *testing.T) {
+	store := &memStore{items: map[string]InboxRef{}}
+	d := &docs{}
+	n := 0
+	s := New(nil, nil).WithIntake(store, d, nil, slog.New(slog.NewTextHandler(io.Discard, nil)), func() string { n++; return fmt.Sprint("id-", n) })
+	ctx := context.Background()
+	pdf := []byte("%PDF-1.4\n%%EOF\n")
+	up := func(name, ct string, b []byte) string {
+		_, err := s.UploadToInbox(ctx, "t", name, ct, bytes.NewReader(b))
+		if e := errs.As(err); e != nil {
+			return e.Code + ": " + e.Message
+		}
+		return ""
+	}
+	d.down = true
+	got := []string{up("a.pdf", "application/pdf", pdf)}
+	d.down = false
+	got = append(got, up("a.pdf", "application/pdf", pdf), up("b.pdf", "", pdf), up("c.pdf", "application/pdf", []byte("MZ")))
+	want := []string{"INTERNAL: the file could not be processed", "",
+		"DUPLICATE_DOCUMENT: the same file (SHA-256 " + fmt.Sprintf("%x", sha256.Sum256(pdf)) + ") is already in the inbox as item id-3",
+		"MIME_MISMATCH: the file claims to be application/pdf but its content is an executable"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("answers (-want +got):\n%s", d)
+	}
+	var outcomes []string
+	for _, r := range store.log {
+		reason := ""
+		if r.Reason != nil {
+			reason = *r.Reason
+		}
+		outcomes = append(outcomes, r.Outcome+" "+reason)
+	}
+	if d := cmp.Diff([]string{"failed " + failedReason, "ingested ", "skipped_duplicate the same file (SHA-256) is already in the inbox",
+		"rejected_invalid the file claims to be application/pdf but its content is an executable"}, outcomes); d != "" {
+		t.Fatalf("log (-want +got):\n%s", d)
 	}
 }
