@@ -370,4 +370,14 @@ func TestInboundEmailLarge(t *testing.T) {
 	p.expectError(400, "INVALID_INPUT", "POST", hook, "", cut, "Content-Type", "message/rfc822", "X-Webhook-Secret", secret)
 	p.wantCount(2, `SELECT count(*) FROM payables.ingestion_log WHERE tenant_id = $1`, tenant)
 	p.wantCount(1, `SELECT count(*) FROM payables.inbox_items WHERE tenant_id = $1`, tenant)
+
+	// SendGrid's raw form: the message in the field email, beside the
+	// provider's own fields.
+	form, ct := multipartBody(t, textField("headers", "Received: by mx.sendgrid.net"), textField("dkim", "{@lieferant.example : pass}"),
+		textField("email", string(testMail(t, "Beleg", mailPart{"beleg.png", "image/png", pngOf(4)}))), textField("to", "rechnungen@kunde.example"))
+	r = p.must(200, "POST", hook, "", form, "Content-Type", ct, "X-Webhook-Secret", secret)
+	if diff := cmp.Diff([]string{"ingested beleg.png"}, outcomesOf(r.list("rows"))); diff != "" {
+		t.Fatalf("SendGrid form (-want +got):\n%s", diff)
+	}
+	p.wantCount(2, `SELECT count(*) FROM payables.inbox_items WHERE tenant_id = $1`, tenant)
 }
