@@ -50,6 +50,7 @@ fuzz: ## a short run of every fuzz target of a parser of outside input (FUZZTIME
 	$(GO) test -run '^$$' -fuzz '^FuzzScanner$$' -fuzztime $(FUZZTIME) ./services/bank/camt/
 	$(GO) test -run '^$$' -fuzz '^FuzzCII$$' -fuzztime $(FUZZTIME) ./services/receivables/einvoice/
 	$(GO) test -run '^$$' -fuzz '^FuzzRead$$' -fuzztime $(FUZZTIME) ./services/payables/einvoicein/
+	$(GO) test -run '^$$' -fuzz '^FuzzWalk$$' -fuzztime $(FUZZTIME) ./services/payables/mailin/
 
 chaos: ## fault tests: the platform on a 3-node NATS cluster (real processes), each node SIGKILLed in turn under load; the bank process SIGKILLed mid-import and mid-reconcile; nothing may be lost or doubled
 	@deploy/dev/ensure-services.sh

@@ -3,6 +3,7 @@ module github.com/ledgerplatform/ledger
 go 1.26.8
 
 require (
+	github.com/emersion/go-message v0.18.2
 	github.com/getkin/kin-openapi v0.142.0
 	github.com/go-json-experiment/json v1.27.2
 	github.com/go-kit/kit v0.13.0

@@ -68,6 +68,9 @@ func (g *Gateway) readRequest(w http.ResponseWriter, r *http.Request, rt *route)
 	if rt.Flags&LargeUpload != 0 {
 		return g.readLargeUpload(r, rt, req)
 	}
+	if rt.Flags&MailUpload != 0 {
+		return g.readMail(r, req)
+	}
 	upload := rt.Flags&Upload != 0
 	limit := g.cfg.MaxBodyBytes
 	if upload {

@@ -48,7 +48,13 @@ type Config struct {
 	// replica count (NATS_STREAM_REPLICAS), default 1.
 	MaxLargeUploadBytes int64
 	UploadReplicas      int
-	RequestTimeout      time.Duration // default 30s
+	// MaxMailBytes bounds the message of a MailUpload route; default 32
+	// MiB (an e-mail of some 25 MB of attachments, base64 grown a third).
+	MaxMailBytes int64
+	// WebhookRateLimitPerMinute counts the calls of WebhookLimited routes
+	// per client address; default 600.
+	WebhookRateLimitPerMinute int
+	RequestTimeout            time.Duration // default 30s
 	// WriteTimeout is the deadline to write one chunk of a streamed
 	// response, renewed per chunk; default 120s, the server's own.
 	WriteTimeout time.Duration
@@ -82,6 +88,12 @@ func (c *Config) defaults() {
 	}
 	if c.MaxUploadBytes <= 0 {
 		c.MaxUploadBytes = 11 << 20
+	}
+	if c.MaxMailBytes <= 0 {
+		c.MaxMailBytes = 32 << 20
+	}
+	if c.WebhookRateLimitPerMinute <= 0 {
+		c.WebhookRateLimitPerMinute = 600
 	}
 	if c.MaxLargeUploadBytes <= 0 {
 		c.MaxLargeUploadBytes = 50 << 20

@@ -108,7 +108,7 @@ func (g *Gateway) call(ctx context.Context, x *exchange, build func() (req *nats
 	}
 	// The input boundary: nothing the document refuses reaches a service.
 	// A large upload's form was checked part by part as it streamed.
-	if x.route.Flags&LargeUpload != 0 {
+	if x.route.Flags&(LargeUpload|MailUpload) != 0 {
 		if err := x.route.op.CheckParams(req.Params, req.Query); err != nil {
 			return nil, err
 		}
@@ -133,6 +133,13 @@ func (g *Gateway) call(ctx context.Context, x *exchange, build func() (req *nats
 	}
 	x.ctx, x.req = ctx, req
 	reply, err := g.do(ctx, x.route.Subject, req)
+	if x.route.Flags&WebhookLimited != 0 && errs.Is(err, errs.Unauthenticated) {
+		// As for every 401: no caller is known whose budget the headers
+		// could describe.
+		for _, h := range []string{"X-RateLimit-Limit", "X-RateLimit-Remaining"} {
+			x.header.Del(h)
+		}
+	}
 	// A refusal changed nothing; any other outcome, an unknown one too, may
 	// have revoked something.
 	if x.route.Flags&(Revokes|RevokesAny) != 0 && (err == nil || errs.Status(errs.CodeOf(err)) >= 500) {
@@ -176,6 +183,11 @@ func (g *Gateway) admit(ctx context.Context, x *exchange) (context.Context, erro
 	if rt.Flags&Public != 0 {
 		if rt.Flags&AuthLimited != 0 && !x.limited {
 			if err := g.limit(ctx, x, "ip:"+x.rec.ClientIP, g.cfg.AuthRateLimitPerMinute); err != nil {
+				return ctx, err
+			}
+		}
+		if rt.Flags&WebhookLimited != 0 && !x.limited {
+			if err := g.limit(ctx, x, "webhook:"+x.rec.ClientIP, g.cfg.WebhookRateLimitPerMinute); err != nil {
 				return ctx, err
 			}
 		}

@@ -52,6 +52,18 @@ const (
 	// message (MaxLargeUploadBytes): the gateway streams the file into the
 	// uploads bucket and sends the service a gatewayv1.UploadRequest.
 	LargeUpload
+	// MailUpload routes take an e-mail as mail providers forward it: the
+	// raw message as the body (message/rfc822), or a multipart form with
+	// the message in the field body-mime (Mailgun) or email (SendGrid),
+	// the form's other fields ignored. The gateway streams the message
+	// into the uploads bucket as for LargeUpload (MaxMailBytes) and passes
+	// the X-Webhook-Secret header as the UploadRequest's field secret: the
+	// service authenticates the call.
+	MailUpload
+	// WebhookLimited public routes are rate-limited per client address with
+	// WebhookRateLimitPerMinute: a provider delivers bursts from few
+	// addresses, which the stricter auth limit would refuse.
+	WebhookLimited
 )
 
 // Routes lists every /v1 route, one line each. contracts/openapi.yaml
@@ -174,6 +186,12 @@ var Routes = []Route{
 	{"POST", "/v1/payment-runs/{id}/export", "kreditoren:review", payablesv1.SubjectPaymentRunsExport, 0},
 	{"POST", "/v1/payment-runs/{id}/complete", "kreditoren:review", payablesv1.SubjectPaymentRunsComplete, 0},
 	{"POST", "/v1/payment-runs/{id}/cancel", "kreditoren:write", payablesv1.SubjectPaymentRunsCancel, 0},
+
+	{"POST", "/v1/payables/inbound-email/secret", "kreditoren:write", payablesv1.SubjectWebhookSecretRoll, 0},
+	{"POST", "/v1/payables/inbound-email/{tenant_id}", "", payablesv1.SubjectInboundEmail, Public | MailUpload | WebhookLimited},
+	{"GET", "/v1/payables/ingestion-log", "kreditoren:read", payablesv1.SubjectIngestionLog, 0},
+	{"GET", "/v1/inbox", "kreditoren:read", payablesv1.SubjectInboxList, 0},
+	{"POST", "/v1/inbox", "kreditoren:write", payablesv1.SubjectInboxUpload, Upload},
 
 	{"GET", "/v1/periods", "perioden:read", periodsv1.SubjectList, 0},
 	{"POST", "/v1/periods/{period}/soft-lock", "perioden:write", periodsv1.SubjectSoftLock, 0},

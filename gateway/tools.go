@@ -232,6 +232,18 @@ var tools = []tool{
 			"limit":     integer("1 to 500, default 50"),
 			"offset":    integer("default 0"),
 		})},
+	{"list_inbox", "The payables inbox: documents received by e-mail (the inbound-email webhook) or uploaded, newest first, of one status, each with the short result of its latest extraction (vendor name, gross total), the vendor match and the §14 UStG compliance check (null until extracted).", "GET /v1/inbox",
+		obj(nil, map[string]any{
+			"status": map[string]any{"type": "string", "enum": []string{"pending", "processing", "confirmed", "rejected"}, "description": "default pending"},
+			"limit":  integer("1 to 200, default 50"),
+			"offset": integer("default 0"),
+		})},
+	{"list_ingestion_log", "The payables ingestion log: one row per attachment received (inbound e-mail or upload), newest first, with its outcome (ingested, skipped_duplicate with the original inbox item, rejected_invalid with the reason, failed), sender, subject, file name, declared type, size and SHA-256.", "GET /v1/payables/ingestion-log",
+		obj(nil, map[string]any{
+			"outcome": map[string]any{"type": "string", "enum": []string{"ingested", "skipped_duplicate", "rejected_invalid", "failed"}, "description": "optional: only rows of this outcome"},
+			"limit":   integer("1 to 200, default 100"),
+			"offset":  integer("default 0"),
+		})},
 	{"get_vendor", "One vendor with tax number, VAT ID, bank details, address, default account, notes and open amount.", "GET /v1/vendors/{id}",
 		obj([]string{"id"}, map[string]any{"id": str("vendor id (UUID); see list_vendors")})},
 	{"create_vendor", "Add a vendor (supplier). Only the name is required. A name another vendor has (ignoring case, umlaut spelling, punctuation and legal form: Müller GmbH = MUELLER GMBH = Müller) is DUPLICATE_NAME, likewise DUPLICATE_TAX_ID and DUPLICATE_VAT_ID. The VAT ID is checked against its EU country's format, the IBAN by its check digits, default_account against the chart.", "POST /v1/vendors",

@@ -10,7 +10,9 @@ import (
 	"hash"
 	"io"
 	"mime"
+	"mime/multipart"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -85,7 +87,7 @@ func (f *fileLimit) Read(p []byte) (int, error) {
 }
 
 func tooLarge(limit int64) error {
-	return errs.E(errs.FileTooLarge, "the file exceeds %d bytes; statement files may have at most %d MB", limit, limit>>20)
+	return errs.E(errs.FileTooLarge, "the file exceeds %d bytes; files sent here may have at most %d MB", limit, limit>>20)
 }
 
 // bodyLimit bounds the whole form; past it the upload is too large.
@@ -179,5 +181,132 @@ func (g *Gateway) dropUpload(name string) {
 	}
 	if err != nil {
 		g.deps.Log.Warn("upload not deleted; the bucket's TTL will", "object", name, "err", err)
+	}
+}
+
+// mailFields are the form fields mail providers put the raw message in:
+// Mailgun's body-mime, SendGrid's email.
+var mailFields = []string{"body-mime", "email"}
+
+// readMail streams a MailUpload route's message into the uploads bucket:
+// the body itself (message/rfc822) or the message field of a provider's
+// form, whose other fields (the provider's parsed copies of the message)
+// are skipped unread. The service gets an UploadRequest naming the
+// object, with the X-Webhook-Secret header as its field secret; it checks
+// the secret before it reads the message and deletes the object either
+// way.
+func (g *Gateway) readMail(r *http.Request, req *natsx.Request) (*natsx.Request, error) {
+	limit := g.cfg.MaxMailBytes
+	if r.ContentLength > limit+maxFormOverhead {
+		return nil, tooLarge(limit)
+	}
+	ctx := r.Context()
+	body := &bodyLimit{r: r.Body, limit: limit + maxFormOverhead, file: limit}
+	ct := r.Header.Get("Content-Type")
+	mt, ps, _ := mime.ParseMediaType(ct)
+	var msg io.Reader
+	var form *multipart.Reader // the provider's form, read on after the message
+	field := "message"
+	switch mt {
+	case "message/rfc822":
+		msg = body
+	case "multipart/form-data":
+		if ps["boundary"] == "" {
+			return nil, errs.E(errs.UnsupportedMedia, "send multipart/form-data with a boundary")
+		}
+		mr := multipart.NewReader(body, ps["boundary"])
+		form = mr
+		for msg == nil {
+			p, err := mr.NextPart()
+			if errors.Is(err, io.EOF) {
+				return nil, errs.Invalid("the form holds no message", errs.Field("body-mime", "required: the raw message in body-mime or email"))
+			}
+			if err != nil {
+				var e *errs.Error
+				if errors.As(err, &e) {
+					return nil, e
+				}
+				return nil, errs.Invalid("malformed multipart body", errs.Field("", "malformed"))
+			}
+			if slices.Contains(mailFields, p.FormName()) {
+				msg, field = p, p.FormName()
+				continue
+			}
+			if _, err := io.Copy(io.Discard, p); err != nil {
+				var e *errs.Error
+				if errors.As(err, &e) {
+					return nil, e
+				}
+				return nil, errs.Invalid("malformed multipart body", errs.Field("", "malformed"))
+			}
+		}
+	default:
+		return nil, errs.E(errs.UnsupportedMedia, "send the raw message as message/rfc822, or a form with the field body-mime or email")
+	}
+	obs, err := g.uploadStore(ctx)
+	if err != nil {
+		return nil, errs.Wrap("gateway: uploads bucket", err)
+	}
+	name := uuid.NewString()
+	lr := &fileLimit{r: msg, limit: limit, h: sha256.New()}
+	if _, err := obs.Put(ctx, jetstream.ObjectMeta{Name: name}, lr); err != nil {
+		var e *errs.Error
+		if errors.As(err, &e) {
+			return nil, e
+		}
+		if ctx.Err() != nil {
+			return nil, errs.Invalid("the upload was cut short", errs.Field(field, "incomplete"))
+		}
+		g.deps.Log.Error("mail not stored", "err", err)
+		return nil, errs.Wrap("gateway: put mail", err)
+	}
+	if lr.n == 0 {
+		g.dropUpload(name)
+		return nil, errs.Invalid("request body required", errs.Field(field, "required: the raw message"))
+	}
+	if form != nil {
+		// The fields after the message: skipped, but a second message is
+		// ambiguous.
+		if err := skipRest(form); err != nil {
+			g.dropUpload(name)
+			return nil, err
+		}
+	}
+	put := gatewayv1.UploadRequest{Field: field, Upload: gatewayv1.UploadRef{
+		Bucket: gatewayv1.UploadsBucket, Name: name, Size: lr.n, SHA256: hex.EncodeToString(lr.h.Sum(nil)),
+		FileName: "message.eml", ContentType: "message/rfc822"}}
+	if s := r.Header.Get("X-Webhook-Secret"); s != "" {
+		put.Fields = map[string]string{"secret": s}
+	}
+	b, err := json.Marshal(put)
+	if err != nil {
+		g.dropUpload(name)
+		return nil, fmt.Errorf("gateway: mail request: %w", err)
+	}
+	req.Body, req.ContentType = b, "application/json"
+	return req, nil
+}
+
+// skipRest reads a provider's form to its end; a second message field is
+// refused.
+func skipRest(mr *multipart.Reader) error {
+	for {
+		p, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err == nil && slices.Contains(mailFields, p.FormName()) {
+			return errs.Invalid("send one message per call", errs.Field(p.FormName(), "only one of body-mime and email, once"))
+		}
+		if err == nil {
+			_, err = io.Copy(io.Discard, p)
+		}
+		if err != nil {
+			var e *errs.Error
+			if errors.As(err, &e) {
+				return e
+			}
+			return errs.Invalid("malformed multipart body", errs.Field("", "malformed"))
+		}
 	}
 }

@@ -179,3 +179,61 @@ type InboxItem struct {
 	ReviewCaseID    *string          `json:"review_case_id"`
 	CreatedAt       time.Time        `json:"created_at"`
 }
+
+// InboxFilter is the query of SubjectInboxList.
+type InboxFilter struct {
+	Status string // one of the inbox statuses; default pending
+	Limit  int
+	Offset int
+}
+
+// InboxList is the reply of SubjectInboxList, newest first.
+type InboxList struct {
+	Items []InboxItem `json:"items"`
+}
+
+// IngestionRow is one attachment processing attempt (spec: Ingestion log
+// row). Reason is set unless the outcome is ingested; the document and
+// the original are set as the outcome has them.
+type IngestionRow struct {
+	ID                   string    `json:"id"`
+	Outcome              string    `json:"outcome"`
+	Reason               *string   `json:"reason"`
+	SenderEmail          *string   `json:"sender_email"`
+	Subject              *string   `json:"subject"`
+	Filename             string    `json:"filename"`
+	ClaimedMime          string    `json:"claimed_mime"`
+	SizeBytes            int64     `json:"size_bytes"`
+	FileHash             *string   `json:"file_hash"`
+	DocumentID           *string   `json:"document_id"`
+	OriginalInboxID      *string   `json:"original_inbox_id"`
+	OriginalReviewCaseID *string   `json:"original_review_case_id"`
+	CreatedAt            time.Time `json:"created_at"`
+}
+
+// IngestionFilter is the query of SubjectIngestionLog.
+type IngestionFilter struct {
+	Outcomes []string // any of these; none means all
+	Limit    int
+	Offset   int
+}
+
+// IngestionLog is the reply of SubjectIngestionLog, newest first.
+type IngestionLog struct {
+	Rows []IngestionRow `json:"rows"`
+}
+
+// InboundEmailResult is the webhook's answer: one row per attachment of
+// the message, in its order.
+type InboundEmailResult struct {
+	Rows []IngestionRow `json:"rows"`
+}
+
+// WebhookSecret is the reply of SubjectWebhookSecretRoll: the new secret,
+// shown this once (only its SHA-256 is kept), and the webhook address it
+// authenticates.
+type WebhookSecret struct {
+	Secret    string    `json:"secret"`
+	Path      string    `json:"path"`
+	CreatedAt time.Time `json:"created_at"`
+}

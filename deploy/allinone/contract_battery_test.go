@@ -379,13 +379,26 @@ func (d *apiDoc) multipartMutations(t testing.TB, op *apiOp, parts []part) (out 
 	for _, r := range f.required {
 		add("part "+r+" missing", without(r))
 	}
-	add("unknown part zz_unknown", append(slices.Clone(parts), textField("zz_unknown", "1")))
-	for _, p := range parts {
-		add("part "+p.name+" repeated", append(slices.Clone(parts), p))
+	// A mail provider's form (x-provider-form) carries the provider's own
+	// fields beside the message, which are skipped: only its declared
+	// fields are mutated.
+	provider := false
+	if s, ok := d.resolve("#/components/schemas/" + f.refName).(map[string]any); ok && f.refName != "" {
+		provider = s["x-provider-form"] == true
 	}
-	add("file is text/plain", append(without("file"), fileField("notes.txt", "text/plain", []byte("just text"))))
-	add("file is empty", append(without("file"), fileField("empty.pdf", "application/pdf", nil)))
-	add("file declared as PNG", append(without("file"), fileField("scan.png", "image/png", pdfOf("declared png"))))
+	if !provider {
+		add("unknown part zz_unknown", append(slices.Clone(parts), textField("zz_unknown", "1")))
+	}
+	for _, p := range parts {
+		if _, declared := f.props[p.name]; declared || !provider {
+			add("part "+p.name+" repeated", append(slices.Clone(parts), p))
+		}
+	}
+	if !provider {
+		add("file is text/plain", append(without("file"), fileField("notes.txt", "text/plain", []byte("just text"))))
+		add("file is empty", append(without("file"), fileField("empty.pdf", "application/pdf", nil)))
+		add("file declared as PNG", append(without("file"), fileField("scan.png", "image/png", pdfOf("declared png"))))
+	}
 	for _, name := range sortedKeys(f.props) {
 		pf := d.flatten(f.props[name])
 		if name == "file" {

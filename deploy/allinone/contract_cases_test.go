@@ -74,6 +74,7 @@ type fixture struct {
 	caseApprove, caseApproveMCP         string // review cases (payables_review_e2e_test.go)
 	caseReject, caseRejectMCP           string
 	caseCorrect, incomingInvoice        string
+	webhookRoller                       string        // admin of a tenant of its own, whose webhook secret the secret route rolls
 	salesInvoice, salesDraft            string        // an issued sales invoice and a draft
 	cancelInvoice, cancelInvoiceMCP     string        // issued invoices to cancel (receivables_openitems_e2e_test.go)
 	creditInvoice                       string        // an issued invoice to credit
@@ -83,6 +84,10 @@ type fixture struct {
 }
 
 const fixturePassword = "correct horse battery staple"
+
+// webhookSecret is a fixture's inbound-email webhook secret, stored by its
+// hash as the secret route stores one.
+func webhookSecret(label string) string { return "whsec_contract_" + label }
 
 func pdfOf(tag string) []byte {
 	return append(append([]byte{}, tinyPDF...), []byte("% "+tag+"\n")...)
@@ -172,6 +177,11 @@ func newFixture(t *testing.T, p *platform, label string) *fixture {
 	f.debtor = p.must(201, "POST", "/v1/debtors", a, map[string]any{"name": "Fixture Kunde " + label,
 		"address": map[string]any{"street": "Hauptstr. 1", "zip": "10115", "city": "Berlin"}, "vat_id": "DE123456789",
 		"payment_terms": map[string]any{"days": 30, "cash_discount_rate": json.Number("2"), "cash_discount_days": 10}}).str("id")
+	f.webhookRoller, _ = p.newTenant("Contract Webhook " + label + " GmbH")
+	if _, err := p.owner.Exec(context.Background(), `INSERT INTO payables.webhook_secrets (tenant_id, secret_sha256)
+		VALUES ($1, sha256(convert_to($2, 'UTF8')))`, f.tenant, webhookSecret(label)); err != nil {
+		t.Fatal(err)
+	}
 	f.vendor = p.must(201, "POST", "/v1/vendors", a, map[string]any{"name": "Fixture Lieferant " + label, "tax_id": "21/815/08150",
 		"vat_id": "DE123456789", "iban": "DE89370400440532013000", "bic": "COBADEFFXXX",
 		"address": map[string]any{"street": "Hafenstr. 1", "zip": "20457", "city": "Hamburg"}, "default_account": "6815"}).str("id")
@@ -540,6 +550,30 @@ var happyCases = map[string][]happyCase{
 	"getIncomingInvoice":    {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.incomingInvoice)}) }}},
 	"listPayablesOpenItems": {{build: func(f *fixture) happyReq { return getAs(f, nil) }}},
 	"getVendor":             {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.vendor)}) }}},
+	// The payables inbox. The secret route rolls the secret of a tenant of
+	// its own, so that the fixture's known secret holds for the webhook.
+	"rollInboundEmailSecret": {{build: func(f *fixture) happyReq { return happyReq{token: f.webhookRoller} }}},
+	"inboundEmail": {{build: func(f *fixture) happyReq {
+		secret := webhookSecret(f.label)
+		mail := testMail(f.p.t, "Rechnung "+f.label, mailPart{"rechnung-" + f.label + ".pdf", "application/pdf", pdfOf("inbox " + f.label)})
+		return happyReq{params: pathID("tenant_id", f.tenant), headers: []string{"X-Webhook-Secret", secret},
+			multipart: []part{textField("sender", "lieferant@example.com"), textField("body-mime", string(mail))}}
+	}}},
+	"listIngestionLog": {
+		{name: "filtered", build: func(f *fixture) happyReq {
+			return getAs(f, qs("outcome", "ingested", "outcome", "skipped_duplicate", "limit", "10", "offset", "0"))
+		}},
+		{name: "default", build: func(f *fixture) happyReq { return getAs(f, nil) }},
+	},
+	"listInbox": {
+		{name: "filtered", build: func(f *fixture) happyReq { return getAs(f, qs("status", "pending", "limit", "10", "offset", "0")) }},
+		{name: "default", build: func(f *fixture) happyReq { return getAs(f, nil) }},
+	},
+	"uploadToInbox": {{build: func(f *fixture) happyReq {
+		return f.as(happyReq{multipart: []part{fileField("eingang.pdf", "application/pdf", pdfOf("inbox upload "+f.label))}})
+	}, battery: func(f *fixture) happyReq {
+		return f.as(happyReq{multipart: []part{fileField("eingang.pdf", "application/pdf", pdfOf("inbox battery "+f.label))}})
+	}}},
 	"updateVendor": {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.vendor), example: true}) },
 		battery: func(f *fixture) happyReq {
 			return f.as(happyReq{params: pathID("id", f.vendor), body: map[string]any{"name": "Batterie Lieferant", "tax_id": "",

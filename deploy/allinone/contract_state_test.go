@@ -18,9 +18,10 @@ import (
 // out are the logs that rightly record refused calls and the bookkeeping
 // that moves on its own:
 var stateSkipped = map[string]string{
-	"identity.audit_log": "records every call, refused ones included",
-	"outbox":             "relay bookkeeping, in every schema that has one",
-	"processed_events":   "consumer bookkeeping, in every schema that has one",
+	"identity.audit_log":     "records every call, refused ones included",
+	"payables.ingestion_log": "records every attachment processing attempt, refused ones included",
+	"outbox":                 "relay bookkeeping, in every schema that has one",
+	"processed_events":       "consumer bookkeeping, in every schema that has one",
 }
 
 // stateIgnoredColumns change on every authenticated call.

@@ -69,6 +69,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		{"AUTH_RATE_LIMIT_PER_MINUTE", &c.Gateway.AuthRateLimitPerMinute},
 		{"LOGIN_RATE_LIMIT_PER_MINUTE", &c.Gateway.LoginRateLimitPerMinute},
 		{"AUTH_FAILURE_LIMIT_PER_MINUTE", &c.Gateway.AuthFailureLimitPerMinute},
+		{"WEBHOOK_RATE_LIMIT_PER_MINUTE", &c.Gateway.WebhookRateLimitPerMinute},
 		{"AUDIT_BUFFER_RECORDS", &c.Gateway.AuditBuffer},
 	}
 	for _, v := range ints {

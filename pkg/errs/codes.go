@@ -75,6 +75,9 @@ const (
 	BankAccountNotFound         = "BANK_ACCOUNT_NOT_FOUND"
 	OCRFailed                   = "OCR_FAILED"
 	InvalidStateTransition      = "INVALID_STATE_TRANSITION"
+	// DuplicateDocument: the same bytes (SHA-256) are already in the
+	// tenant's payables inbox.
+	DuplicateDocument = "DUPLICATE_DOCUMENT"
 )
 
 // statusOf is the one table from machine codes to HTTP statuses.
@@ -144,6 +147,7 @@ var statusOf = map[string]int{
 	BankAccountNotFound:         http.StatusNotFound,
 	OCRFailed:                   http.StatusInternalServerError,
 	InvalidStateTransition:      http.StatusConflict,
+	DuplicateDocument:           http.StatusConflict,
 }
 
 // Status maps a machine code to its HTTP status. Unknown codes are a

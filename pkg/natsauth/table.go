@@ -105,8 +105,10 @@ var Table = map[string]Permissions{
 		// Cancelling one: the reversal of its receivable (and which
 		// reversal stands, when the ledger says it was reversed before).
 		ledgerv1.SubjectJournalReverse, ledgerv1.SubjectJournalGet),
-	payablesv1.ServiceName: service(payablesv1.ServiceName, []string{payablesv1.StreamEvents}, []string{bankv1.StreamEvents},
-		[]string{payablesv1.EventsFilter}, ledgerv1.SubjectAccountGet,
+	payablesv1.ServiceName: service(payablesv1.ServiceName, []string{payablesv1.StreamEvents, payablesv1.StreamExtract}, []string{bankv1.StreamEvents},
+		[]string{payablesv1.EventsFilter, payablesv1.ExtractFilter}, ledgerv1.SubjectAccountGet,
+		// The inbox: its documents are the ledger's.
+		ledgerv1.SubjectDocumentsUpload,
 		// Approving a review case posts its incoming invoice.
 		ledgerv1.SubjectPost,
 		// Payment runs: the bank account paid from and the company
@@ -116,7 +118,8 @@ var Table = map[string]Permissions{
 
 // The uploads bucket (gatewayv1.UploadsBucket, JetStream stream
 // OBJ_UPLOADS): the gateway creates it and puts files in; the bank reads
-// and deletes them (a delete writes a meta message and purges the chunks).
+// and deletes them (a delete writes a meta message and purges the chunks),
+// and so does payables.
 var (
 	uploadsStream = "OBJ_" + gatewayv1.UploadsBucket
 	uploadsRead   = []string{"$JS.API.STREAM.INFO." + uploadsStream, "$JS.API.DIRECT.GET." + uploadsStream + ".>",
@@ -138,6 +141,10 @@ func init() {
 		}
 	}
 	Table["bank"] = b
+	// The inbound-email webhook's messages come through the bucket too.
+	p := Table[payablesv1.ServiceName]
+	p.Publish = append(append(p.Publish, uploadsRead...), uploadsDelete...)
+	Table[payablesv1.ServiceName] = p
 }
 
 // Names lists the users of Table, sorted.

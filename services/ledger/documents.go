@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
@@ -42,6 +43,10 @@ const (
 	MimePDF  = "application/pdf"
 	MimeJPEG = "image/jpeg"
 	MimePNG  = "image/png"
+	// MimeXML is an XML e-invoice (CII, UBL), taken from services only:
+	// the payables inbox stores the e-invoices it receives as documents.
+	// POST /v1/documents stays PDF, JPG and PNG as the spec says.
+	MimeXML = "application/xml"
 )
 
 // Document is the metadata of an uploaded original.
@@ -93,7 +98,38 @@ var declaredTypes = map[string]string{
 	MimePNG: MimePNG, "image/x-png": MimePNG,
 }
 
-var extOf = map[string]string{MimePDF: ".pdf", MimeJPEG: ".jpg", MimePNG: ".png"}
+var extOf = map[string]string{MimePDF: ".pdf", MimeJPEG: ".jpg", MimePNG: ".png", MimeXML: ".xml"}
+
+// xmlTypes are the name and declared types of an XML e-invoice, where a
+// service may upload one.
+var xmlTypes = map[string]string{".xml": MimeXML, MimeXML: MimeXML, "text/xml": MimeXML}
+
+// eInvoiceRoots are the root elements of the e-invoice syntaxes: UBL
+// Invoice and CreditNote, UN/CEFACT CrossIndustryInvoice (XRechnung CII,
+// ZUGFeRD/Factur-X).
+var eInvoiceRoots = map[string]bool{"Invoice": true, "CreditNote": true, "CrossIndustryInvoice": true}
+
+// isEInvoice reports whether content is XML whose root is an e-invoice's.
+// encoding/xml expands no entities; the charset does not matter for an
+// element name.
+func isEInvoice(content []byte) bool {
+	c := bytes.TrimLeft(bytes.TrimPrefix(content, []byte{0xEF, 0xBB, 0xBF}), " \t\r\n")
+	if !bytes.HasPrefix(c, []byte("<")) {
+		return false
+	}
+	d := xml.NewDecoder(bytes.NewReader(c))
+	d.CharsetReader = func(_ string, r io.Reader) (io.Reader, error) { return r, nil }
+	for range 1000 {
+		tok, err := d.RawToken()
+		if err != nil {
+			return false
+		}
+		if se, ok := tok.(xml.StartElement); ok {
+			return eInvoiceRoots[se.Name.Local]
+		}
+	}
+	return false
+}
 
 // sniff names the document type of content by its magic bytes, or "".
 func sniff(content []byte) string {
@@ -118,6 +154,12 @@ const allowedTypes = "PDF, JPG or PNG"
 // unknown or repeated fields, malformed body) and UNSUPPORTED_MEDIA_TYPE
 // (not multipart/form-data).
 func ParseUpload(contentType string, body []byte, fileField string, allowed ...string) (*Upload, error) {
+	return parseUpload(contentType, body, false, fileField, allowed...)
+}
+
+// parseUpload is ParseUpload that also takes XML e-invoices when xml is
+// set.
+func parseUpload(contentType string, body []byte, xml bool, fileField string, allowed ...string) (*Upload, error) {
 	if len(body) > MaxUploadRequestBytes {
 		return nil, errs.E(errs.FileTooLarge, "the upload exceeds %d MB", MaxDocumentBytes>>20)
 	}
@@ -154,7 +196,7 @@ func ParseUpload(contentType string, body []byte, fileField string, allowed ...s
 			if len(content) > MaxDocumentBytes {
 				return nil, errs.E(errs.FileTooLarge, "the file exceeds %d MB", MaxDocumentBytes>>20)
 			}
-			f, err := checkFile(p.FileName(), p.Header.Get("Content-Type"), content)
+			f, err := checkFile(p.FileName(), p.Header.Get("Content-Type"), content, xml)
 			if err != nil {
 				return nil, err
 			}
@@ -197,20 +239,27 @@ func contains(list []string, s string) bool {
 
 // checkFile validates one uploaded file: non-empty, a PDF/JPG/PNG by name
 // and declared type, and content whose magic bytes agree.
-func checkFile(filename, declared string, content []byte) (*UploadedFile, error) {
+func checkFile(filename, declared string, content []byte, xml bool) (*UploadedFile, error) {
 	if len(content) == 0 {
 		return nil, errs.E(errs.EmptyFile, "the file is empty")
 	}
 	name := cleanName(filename)
 	ext := strings.ToLower(path.Ext(name))
 	byExt, extKnown := extTypes[ext]
+	if xml && ext == ".xml" {
+		byExt, extKnown = MimeXML, true
+	}
 	if ext != "" && !extKnown {
 		return nil, errs.E(errs.InvalidFileType, "files of type %s are not accepted; upload a %s", truncate(ext, 20), allowedTypes)
 	}
 	var byDecl string
 	if dt, _, err := mime.ParseMediaType(declared); err == nil && dt != "application/octet-stream" {
 		var ok bool
-		if byDecl, ok = declaredTypes[dt]; !ok {
+		byDecl, ok = declaredTypes[dt]
+		if xml && !ok {
+			byDecl, ok = xmlTypes[dt]
+		}
+		if !ok {
 			return nil, errs.E(errs.InvalidFileType, "files of type %s are not accepted; upload a %s", truncate(dt, 50), allowedTypes)
 		}
 	} else if err != nil && strings.TrimSpace(declared) != "" {
@@ -225,7 +274,11 @@ func checkFile(filename, declared string, content []byte) (*UploadedFile, error)
 	case byDecl != "" && byDecl != byExt:
 		return nil, errs.E(errs.MimeMismatch, "the declared type %s does not match the file name %s", byDecl, truncate(name, 80))
 	}
-	if got := sniff(content); got != claimed {
+	got := sniff(content)
+	if got == "" && claimed == MimeXML && isEInvoice(content) {
+		got = MimeXML
+	}
+	if got != claimed {
 		what := "no " + allowedTypes + " signature"
 		if got != "" {
 			what = "those of " + got
@@ -264,8 +317,11 @@ func cleanName(s string) string {
 // UploadDocument validates a multipart upload with field "file" and stores
 // the document. The same bytes uploaded again are not stored twice: the
 // existing document is returned with created false.
+//
+// A service (not a caller through the gateway) may also upload an XML
+// e-invoice.
 func (s *Service) UploadDocument(ctx context.Context, r Request, contentType string, body []byte) (Document, bool, error) {
-	up, err := ParseUpload(contentType, body, "file")
+	up, err := parseUpload(contentType, body, r.Claims != nil && r.Claims.Service != "", "file")
 	if err != nil {
 		return Document{}, false, err
 	}

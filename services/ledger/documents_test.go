@@ -411,3 +411,52 @@ func TestBookWithDocumentsInOneBatch(t *testing.T) {
 		t.Fatalf("%d intents link a stored document, want %d", got, n)
 	}
 }
+
+// TestXMLEInvoiceDocument: a service may store an XML e-invoice (root
+// Invoice, CreditNote or CrossIndustryInvoice); a caller through the
+// gateway may not, and other XML is refused to both.
+func TestXMLEInvoiceDocument(t *testing.T) {
+	t.Parallel()
+	e := newDREnv(t)
+	ctx := context.Background()
+	service := &auth.Claims{Service: "payables", TenantID: e.Claims.TenantID}
+	cii := []byte(`<?xml version="1.0" encoding="UTF-8"?>` + "\n" + `<rsm:CrossIndustryInvoice xmlns:rsm="urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100"/>`)
+	ubl := []byte("\xEF\xBB\xBF<Invoice xmlns=\"urn:oasis:names:specification:ubl:schema:xsd:Invoice-2\"/>")
+	tests := []struct {
+		name     string
+		claims   *auth.Claims
+		file     string
+		declared string
+		content  []byte
+		wantCode string
+	}{
+		{"service, CII", service, "x.xml", "application/xml", cii, ""},
+		{"service, UBL as text/xml without name", service, "", "text/xml", ubl, ""},
+		{"service, credit note by name", service, "gs.xml", "", []byte(`<CreditNote xmlns="urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2"/>`), ""},
+		{"service, other XML", service, "x.xml", "application/xml", []byte(`<?xml version="1.0"?><html/>`), errs.MimeMismatch},
+		{"service, PDF named xml", service, "x.xml", "", drPDF, errs.MimeMismatch},
+		{"service, broken XML", service, "x.xml", "", []byte(`<?xml version="1.0"?><<`), errs.MimeMismatch},
+		{"caller, CII", e.Claims, "x.xml", "application/xml", cii, errs.InvalidFileType},
+		{"caller, CII declared only", e.Claims, "", "text/xml", cii, errs.InvalidFileType},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ct, body := ledgertest.Form(t, ledgertest.File(tc.file, tc.declared, tc.content))
+			if tc.file == "" {
+				ct, body = ledgertest.Form(t, ledgertest.Part{Field: "file", ContentType: tc.declared, Content: tc.content, File: true})
+			}
+			d, _, err := e.Svc.UploadDocument(ctx, ledger.Request{Claims: tc.claims}, ct, body)
+			ledgertest.WantCode(t, err, tc.wantCode)
+			if tc.wantCode != "" {
+				return
+			}
+			if d.MimeType != ledger.MimeXML || !strings.HasSuffix(d.OriginalName, ".xml") {
+				t.Fatalf("document %+v, want an application/xml named .xml", d)
+			}
+			_, got, err := e.Svc.DocumentFile(ctx, e.Claims.TenantID, d.ID)
+			if err != nil || !bytes.Equal(got, tc.content) {
+				t.Fatalf("stored %q, %v; want the bytes sent", got, err)
+			}
+		})
+	}
+}

@@ -45,8 +45,9 @@ type Chart interface {
 
 // Service holds the payables service's rules.
 type Service struct {
-	store Store
-	chart Chart
+	store  Store
+	chart  Chart
+	intake *Intake
 }
 
 // New returns a Service on store that checks default accounts in chart.

@@ -4,6 +4,9 @@ package payablesd
 
 import (
 	"context"
+	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/ledgerplatform/ledger/contracts/bankv1"
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
@@ -23,18 +26,25 @@ func Service(func(string) string) (daemon.Service, error) {
 		DB:   postgres.Schema,
 		// The stream its invoice and payment-run events will go to;
 		// created now, so that consumers written against it find it.
-		Streams: []natsx.Stream{{Name: payablesv1.StreamEvents, Subjects: []string{payablesv1.EventsFilter}}},
+		Streams: []natsx.Stream{{Name: payablesv1.StreamEvents, Subjects: []string{payablesv1.EventsFilter}}, ExtractStream},
 		Build: func(_ context.Context, env daemon.Env) (daemon.Parts, error) {
 			store := postgres.New(env.Pool)
 			ledger := ledgerv1.Client{C: env.Client}
-			svc := payables.New(store, ledger)
+			svc := payables.New(store, ledger).
+				WithIntake(store, Documents{C: env.Client}, &Uploads{JS: env.JS}, env.Log, uuid.NewString)
 			runs := payables.NewPaymentRuns(store, bankv1.Client{C: env.Client}, tenants{env.Client}, nil)
-			routes := append(Routes(svc), ReviewRoutes(payables.NewReview(store, ledger, ledger, nil))...)
+			routes := append(Routes(svc), IntakeRoutes(svc)...)
+			routes = append(routes, ReviewRoutes(payables.NewReview(store, ledger, ledger, nil))...)
 			routes = append(routes, RunRoutes(runs)...)
 			return daemon.Parts{Routes: routes, Consumers: []natsx.Consumer{Payments(store)}}, nil
 		},
 	}, nil
 }
+
+// ExtractStream is the extraction work queue (an inbox item's extraction
+// is queued through the outbox), which the payables service owns.
+var ExtractStream = natsx.Stream{Name: payablesv1.StreamExtract, Subjects: []string{payablesv1.ExtractFilter}, WorkQueue: true,
+	MaxAge: 7 * 24 * time.Hour, Duplicates: time.Minute}
 
 // Routes is the payables service's route table.
 func Routes(svc *payables.Service) []natsx.Route {

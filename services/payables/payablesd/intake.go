@@ -1,0 +1,337 @@
+package payablesd
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/textproto"
+	"strings"
+	"sync"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/ledgerplatform/ledger/contracts/gatewayv1"
+	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
+	"github.com/ledgerplatform/ledger/contracts/payablesv1"
+	"github.com/ledgerplatform/ledger/contracts/rpc"
+	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/natsauth"
+	"github.com/ledgerplatform/ledger/pkg/natsx"
+	"github.com/ledgerplatform/ledger/services/payables"
+)
+
+// IntakeRoutes serve the inbox: the inbound-email webhook (public at the
+// gateway, so it acts for no caller: the tenant is the path's, once the
+// webhook secret proved it), the secret, the direct upload and the lists.
+func IntakeRoutes(svc *payables.Service) []natsx.Route {
+	return []natsx.Route{
+		{Subject: payablesv1.SubjectInboundEmail, Decode: inboundEmail, Internal: true, Callers: []string{natsauth.Gateway},
+			Endpoint: natsx.Typed(func(ctx context.Context, in inboundRequest) (payablesv1.InboundEmailResult, error) {
+				return svc.InboundEmail(ctx, in.tenantID, in.secret, in.upload.Bucket, in.upload.Name)
+			})},
+		{Subject: payablesv1.SubjectWebhookSecretRoll, Endpoint: natsx.Typed(func(ctx context.Context, _ *natsx.Request) (*natsx.Response, error) {
+			s, err := svc.RollWebhookSecret(ctx, natsx.Claims(ctx).TenantID)
+			if err != nil {
+				return nil, err
+			}
+			return natsx.Created(s), nil
+		})},
+		{Subject: payablesv1.SubjectInboxUpload, Decode: inboxUpload, Endpoint: natsx.Typed(func(ctx context.Context, f uploadedFile) (*natsx.Response, error) {
+			it, err := svc.UploadToInbox(ctx, natsx.Claims(ctx).TenantID, f.name, f.contentType, bytes.NewReader(f.content))
+			if err != nil {
+				return nil, err
+			}
+			return natsx.Created(it), nil
+		})},
+		{Subject: payablesv1.SubjectInboxList, Decode: inboxFilter, Endpoint: natsx.Typed(func(ctx context.Context, f payablesv1.InboxFilter) (payablesv1.InboxList, error) {
+			return svc.Inbox(ctx, natsx.Claims(ctx).TenantID, f)
+		})},
+		{Subject: payablesv1.SubjectIngestionLog, Decode: ingestionFilter, Endpoint: natsx.Typed(func(ctx context.Context, f payablesv1.IngestionFilter) (payablesv1.IngestionLog, error) {
+			return svc.IngestionLog(ctx, natsx.Claims(ctx).TenantID, f)
+		})},
+	}
+}
+
+// inboundRequest is the webhook's call: the message as the gateway put it
+// into the uploads bucket, the path's tenant and the secret sent.
+type inboundRequest struct {
+	tenantID, secret string
+	upload           gatewayv1.UploadRef
+}
+
+// SecretField is the UploadRequest field the gateway puts the
+// X-Webhook-Secret header into; ?secret= comes as the query.
+const SecretField = "secret"
+
+func inboundEmail(_ context.Context, r *natsx.Request) (any, error) {
+	var up gatewayv1.UploadRequest
+	if err := natsx.Decode(r.Body, &up); err != nil {
+		return nil, err
+	}
+	secret := up.Fields[SecretField]
+	if secret == "" {
+		secret = r.Query.Get("secret")
+	}
+	return inboundRequest{tenantID: r.Param("tenant_id"), secret: secret, upload: up.Upload}, nil
+}
+
+// uploadedFile is the file field of POST /v1/inbox.
+type uploadedFile struct {
+	name, contentType string
+	content           []byte
+}
+
+// inboxUpload reads the form of POST /v1/inbox, which the gateway checked
+// against the document (one file field, at most 11 MB in all).
+func inboxUpload(_ context.Context, r *natsx.Request) (any, error) {
+	mt, ps, err := mime.ParseMediaType(r.ContentType)
+	if err != nil || mt != "multipart/form-data" || ps["boundary"] == "" {
+		return nil, errs.E(errs.UnsupportedMedia, "send the file as multipart/form-data with a file field")
+	}
+	mr := multipart.NewReader(bytes.NewReader(r.Body), ps["boundary"])
+	for {
+		p, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			return nil, errs.Invalid("the file is missing", errs.Field("file", "required"))
+		}
+		if err != nil {
+			return nil, errs.Invalid("malformed multipart body", errs.Field("file", "malformed"))
+		}
+		if p.FormName() != "file" {
+			continue
+		}
+		// Read whole, so that the log says its size: the gateway let 11
+		// MB at most through.
+		b, err := io.ReadAll(p)
+		if err != nil {
+			return nil, errs.Invalid("malformed multipart body", errs.Field("file", "malformed"))
+		}
+		return uploadedFile{name: p.FileName(), contentType: p.Header.Get("Content-Type"), content: b}, nil
+	}
+}
+
+// inboxFilter reads the query of GET /v1/inbox.
+func inboxFilter(_ context.Context, r *natsx.Request) (any, error) {
+	f := payablesv1.InboxFilter{Status: r.Query.Get("status")}
+	switch f.Status {
+	case "":
+		f.Status = payablesv1.InboxPending
+	case payablesv1.InboxPending, payablesv1.InboxProcessing, payablesv1.InboxConfirmed, payablesv1.InboxRejected:
+	default:
+		return nil, errs.Invalid("invalid query parameter status", errs.Field("status", "one of pending, processing, confirmed, rejected"))
+	}
+	var err error
+	if f.Limit, err = natsx.IntQuery(r.Query, "limit", payables.DefaultInboxLimit, 1, payables.MaxInboxLimit); err != nil {
+		return nil, err
+	}
+	if f.Offset, err = natsx.IntQuery(r.Query, "offset", 0, 0, 1<<31-1); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// ingestionFilter reads the query of GET /v1/payables/ingestion-log.
+func ingestionFilter(_ context.Context, r *natsx.Request) (any, error) {
+	var f payablesv1.IngestionFilter
+	for _, o := range r.Query["outcome"] {
+		switch o {
+		case payablesv1.OutcomeIngested, payablesv1.OutcomeSkippedDuplicate, payablesv1.OutcomeRejectedInvalid, payablesv1.OutcomeFailed:
+			f.Outcomes = append(f.Outcomes, o)
+		default:
+			return nil, errs.Invalid("invalid query parameter outcome",
+				errs.Field("outcome", "one of ingested, skipped_duplicate, rejected_invalid, failed"))
+		}
+	}
+	var err error
+	if f.Limit, err = natsx.IntQuery(r.Query, "limit", payables.DefaultIngestionLimit, 1, payables.MaxIngestionLimit); err != nil {
+		return nil, err
+	}
+	if f.Offset, err = natsx.IntQuery(r.Query, "offset", 0, 0, 1<<31-1); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// Documents is payables.Documents over NATS: the payables service's own
+// signed principal for the tenant, the file sent as the gateway sends an
+// upload (multipart/form-data, field file).
+type Documents struct{ C *natsx.Client }
+
+// Upload implements payables.Documents.
+func (d Documents) Upload(ctx context.Context, tenantID, name, mimeType string, content []byte) (string, error) {
+	var body bytes.Buffer
+	w := multipart.NewWriter(&body)
+	h := textproto.MIMEHeader{}
+	// FormatMediaType writes a name that is not ASCII as RFC 2231.
+	h.Set("Content-Disposition", mime.FormatMediaType("form-data", map[string]string{"name": "file", "filename": name}))
+	h.Set("Content-Type", mimeType)
+	part, err := w.CreatePart(h)
+	if err != nil {
+		return "", err
+	}
+	if _, err := part.Write(content); err != nil {
+		return "", err
+	}
+	if err := w.Close(); err != nil {
+		return "", err
+	}
+	// No Idempotency-Key: the ledger keeps one document per SHA-256,
+	// which is what a retry needs.
+	ctx = natsx.WithIdempotencyKey(rpc.ForTenant(ctx, tenantID), "")
+	reply, err := d.C.Do(ctx, ledgerv1.SubjectDocumentsUpload, &natsx.Request{Body: body.Bytes(), ContentType: w.FormDataContentType()})
+	if err != nil {
+		return "", err
+	}
+	if reply.ErrCode != "" {
+		var b errs.Body
+		_ = json.Unmarshal(reply.Body, &b)
+		return "", &errs.Error{Code: reply.ErrCode, Message: b.Error, Details: b.Details, Op: ledgerv1.SubjectDocumentsUpload}
+	}
+	var doc struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal(reply.Body, &doc); err != nil || strings.TrimSpace(doc.ID) == "" {
+		return "", fmt.Errorf("payablesd.Documents: unreadable answer %.200q", reply.Body)
+	}
+	return doc.ID, nil
+}
+
+// Uploads reads the gateway's uploads bucket.
+type Uploads struct {
+	JS jetstream.JetStream
+
+	mu  sync.Mutex
+	obs jetstream.ObjectStore
+}
+
+func (u *Uploads) store(ctx context.Context, bucket string) (jetstream.ObjectStore, error) {
+	if bucket != gatewayv1.UploadsBucket {
+		return nil, errs.Invalid("unknown uploads bucket", errs.Field("file", "unknown bucket"))
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.obs != nil {
+		return u.obs, nil
+	}
+	obs, err := u.JS.ObjectStore(ctx, bucket)
+	if err != nil {
+		return nil, err
+	}
+	u.obs = obs
+	return obs, nil
+}
+
+// Open implements payables.Uploads. It reads the object's chunks through an
+// ordered pull consumer a few at a time instead of the object store's
+// Get, whose push subscription lets the server deliver the whole object
+// into the client's pending buffer whenever the parser is slower than the
+// network: with pulls, memory per import stays a few chunks whatever the
+// file's size.
+func (u *Uploads) Open(ctx context.Context, bucket, name string) (io.ReadCloser, error) {
+	obs, err := u.store(ctx, bucket)
+	if err != nil {
+		return nil, err
+	}
+	info, err := obs.GetInfo(ctx, name)
+	if errors.Is(err, jetstream.ErrObjectNotFound) || err == nil && info.Deleted {
+		return nil, errs.Invalid("the uploaded file is gone; send it again", errs.Field("file", "expired"))
+	}
+	if err != nil {
+		return nil, err
+	}
+	r := &chunkReader{ctx: ctx, digest: sha256.New(), want: info.Digest, size: info.Size}
+	if info.Size == 0 {
+		r.done = true
+		return r, nil
+	}
+	cons, err := u.JS.OrderedConsumer(ctx, "OBJ_"+bucket, jetstream.OrderedConsumerConfig{
+		FilterSubjects: []string{"$O." + bucket + ".C." + info.NUID}})
+	if err != nil {
+		return nil, err
+	}
+	if r.it, err = cons.Messages(jetstream.PullMaxMessages(uploadChunksAhead)); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// uploadChunksAhead is how many chunks (128 KiB each, as the gateway
+// writes them) an upload reader asks for ahead of the parser.
+const uploadChunksAhead = 4
+
+// chunkReader streams an object's chunks and checks its size and SHA-256
+// at its end, as the object store's own reader does.
+type chunkReader struct {
+	ctx    context.Context
+	it     jetstream.MessagesContext
+	digest hash.Hash
+	want   string
+	size   uint64
+	read   uint64
+	buf    []byte
+	done   bool
+	err    error
+}
+
+func (r *chunkReader) Read(p []byte) (int, error) {
+	for len(r.buf) == 0 {
+		if r.err != nil {
+			return 0, r.err
+		}
+		if r.done {
+			r.err = r.verify()
+			continue
+		}
+		msg, err := r.it.Next(jetstream.NextContext(r.ctx))
+		if err != nil {
+			r.err = fmt.Errorf("read upload: %w", err)
+			continue
+		}
+		meta, err := msg.Metadata()
+		if err != nil {
+			r.err = fmt.Errorf("read upload: %w", err)
+			continue
+		}
+		r.buf = msg.Data()
+		r.digest.Write(r.buf)
+		r.read += uint64(len(r.buf))
+		r.done = meta.NumPending == 0
+	}
+	n := copy(p, r.buf)
+	r.buf = r.buf[n:]
+	return n, nil
+}
+
+// verify is io.EOF when what was read is the object the gateway stored.
+func (r *chunkReader) verify() error {
+	if r.read != r.size {
+		return fmt.Errorf("read upload: %d bytes of %d", r.read, r.size)
+	}
+	if got := jetstream.GetObjectDigestValue(r.digest); got != r.want {
+		return fmt.Errorf("read upload: digest mismatch")
+	}
+	return io.EOF
+}
+
+func (r *chunkReader) Close() error {
+	if r.it != nil {
+		r.it.Stop()
+	}
+	return nil
+}
+
+// Delete implements payables.Uploads.
+func (u *Uploads) Delete(ctx context.Context, bucket, name string) error {
+	obs, err := u.store(ctx, bucket)
+	if err != nil {
+		return err
+	}
+	return obs.Delete(ctx, name)
+}
