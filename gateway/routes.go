@@ -156,6 +156,7 @@ var Routes = []Route{
 	{"POST", "/v1/vendors", "kreditoren:write", payablesv1.SubjectVendorsCreate, 0},
 	{"GET", "/v1/vendors/{id}", "kreditoren:read", payablesv1.SubjectVendorsGet, 0},
 	{"PATCH", "/v1/vendors/{id}", "kreditoren:write", payablesv1.SubjectVendorsUpdate, 0},
+	{"POST", "/v1/ocr/extract", "kreditoren:write", payablesv1.SubjectOCRExtract, 0},
 
 	{"GET", "/v1/periods", "perioden:read", periodsv1.SubjectList, 0},
 	{"POST", "/v1/periods/{period}/soft-lock", "perioden:write", periodsv1.SubjectSoftLock, 0},

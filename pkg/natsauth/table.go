@@ -104,8 +104,12 @@ var Table = map[string]Permissions{
 		ledgerv1.SubjectTaxCodesList, ledgerv1.SubjectDocumentsUpload, ledgerv1.SubjectPost, identityv1.SubjectTenantGet,
 		// Cancelling one: the reversal of its receivable.
 		ledgerv1.SubjectJournalReverse),
-	payablesv1.ServiceName: service(payablesv1.ServiceName, []string{payablesv1.StreamEvents}, nil,
-		[]string{payablesv1.EventsFilter}, ledgerv1.SubjectAccountGet),
+	payablesv1.ServiceName: service(payablesv1.ServiceName, []string{payablesv1.StreamEvents, payablesv1.StreamExtract}, nil,
+		// Its events, its extraction work queue (which it owns and
+		// consumes) and the wake-up of a request waiting for an extraction.
+		[]string{payablesv1.EventsFilter, payablesv1.ExtractFilter, payablesv1.ExtractedFilter}, ledgerv1.SubjectAccountGet,
+		// Extraction reads the document's bytes.
+		ledgerv1.SubjectDocumentsFile),
 }
 
 // The uploads bucket (gatewayv1.UploadsBucket, JetStream stream

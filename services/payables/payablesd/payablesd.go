@@ -22,10 +22,29 @@ func Service(func(string) string) (daemon.Service, error) {
 		DB:   postgres.Schema,
 		// The stream its invoice and payment-run events will go to;
 		// created now, so that consumers written against it find it.
-		Streams: []natsx.Stream{{Name: payablesv1.StreamEvents, Subjects: []string{payablesv1.EventsFilter}}},
+		Streams: []natsx.Stream{{Name: payablesv1.StreamEvents, Subjects: []string{payablesv1.EventsFilter}}, ExtractStream},
 		Build: func(_ context.Context, env daemon.Env) (daemon.Parts, error) {
-			svc := payables.New(postgres.New(env.Pool), ledgerv1.Client{C: env.Client})
-			return daemon.Parts{Routes: Routes(svc)}, nil
+			store := postgres.New(env.Pool)
+			svc := payables.New(store, ledgerv1.Client{C: env.Client})
+			c, err := ExtractConfig(env.Getenv)
+			if err != nil {
+				return daemon.Parts{}, err
+			}
+			api, err := APIConfig(env.Getenv)
+			if err != nil {
+				return daemon.Parts{}, err
+			}
+			x := payables.NewExtractions(store, Ledger{C: env.Client}, payables.EInvoiceExtractor{}, Notifier{NC: env.NC}).WithWait(c.Wait)
+			var consumers []natsx.Consumer
+			if c.Workers > 0 {
+				consumers = append(consumers, ExtractJobs(x, c))
+			}
+			if !api {
+				// An OCR worker: the instance still answers pings (its
+				// liveness), but no request is routed to it.
+				return daemon.Parts{Consumers: consumers}, nil
+			}
+			return daemon.Parts{Routes: append(Routes(svc), ExtractRoutes(x)...), Consumers: consumers}, nil
 		},
 	}, nil
 }
@@ -49,6 +68,15 @@ func Routes(svc *payables.Service) []natsx.Route {
 		})},
 		{Subject: payablesv1.SubjectVendorsUpdate, Idempotent: true, Decode: natsx.DecodeWithID[payablesv1.VendorUpdate], Endpoint: natsx.Typed(func(ctx context.Context, r natsx.WithID[payablesv1.VendorUpdate]) (payables.Vendor, error) {
 			return svc.UpdateVendor(ctx, natsx.Claims(ctx).TenantID, r.ID, r.Body)
+		})},
+	}
+}
+
+// ExtractRoutes are the routes of extraction.
+func ExtractRoutes(x *payables.Extractions) []natsx.Route {
+	return []natsx.Route{
+		{Subject: payablesv1.SubjectOCRExtract, Decode: natsx.JSON[payablesv1.ExtractInput], Endpoint: natsx.Typed(func(ctx context.Context, in payablesv1.ExtractInput) (payablesv1.OCRResult, error) {
+			return x.Extract(ctx, natsx.Claims(ctx).TenantID, in)
 		})},
 	}
 }
