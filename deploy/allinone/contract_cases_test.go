@@ -71,6 +71,7 @@ type fixture struct {
 	bankAccount, bankTx                 string
 	debtor                              string
 	vendor                              string
+	invoiceDoc                          string        // a ZUGFeRD invoice as a document, for extraction
 	salesInvoice, salesDraft            string        // an issued sales invoice and a draft
 	cancelInvoice, cancelInvoiceMCP     string        // issued invoices to cancel (receivables_openitems_e2e_test.go)
 	creditInvoice                       string        // an issued invoice to credit
@@ -171,6 +172,7 @@ func newFixture(t *testing.T, p *platform, label string) *fixture {
 	f.vendor = p.must(201, "POST", "/v1/vendors", a, map[string]any{"name": "Fixture Lieferant " + label, "tax_id": "21/815/08150",
 		"vat_id": "DE123456789", "iban": "DE89370400440532013000", "bic": "COBADEFFXXX",
 		"address": map[string]any{"street": "Hafenstr. 1", "zip": "20457", "city": "Hamburg"}, "default_account": "6815"}).str("id")
+	f.invoiceDoc = p.upload(201, "/v1/documents", a, fileField("zugferd.pdf", "application/pdf", einvoiceSample(t, "mustang-EN16931_Einfach.pdf"))).str("id")
 	// Sales invoices: the seller's master data and payment account, an issued invoice and a draft.
 	invoiceSeller(p, a)
 	invoiceSettings(p, a)
@@ -510,7 +512,8 @@ var happyCases = map[string][]happyCase{
 		mcp: func(f *fixture, args map[string]any) {
 			args["name"], args["tax_id"], args["vat_id"] = "Fixture Lieferant per MCP", "143/123/99999", "DE111111111"
 		}}},
-	"getVendor": {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.vendor)}) }}},
+	"extractDocument": {{build: func(f *fixture) happyReq { return f.as(happyReq{body: map[string]any{"document_id": f.invoiceDoc}}) }}},
+	"getVendor":       {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.vendor)}) }}},
 	"updateVendor": {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.vendor), example: true}) },
 		battery: func(f *fixture) happyReq {
 			return f.as(happyReq{params: pathID("id", f.vendor), body: map[string]any{"name": "Batterie Lieferant", "tax_id": "",
