@@ -36,15 +36,16 @@ var pdfcpuConfig sync.Once
 
 // pdfWith is a one-page PDF with an e-invoice XML attached as name: how a
 // CII or UBL invoice becomes a document, which the ledger keeps as PDF,
-// JPEG or PNG only.
-func pdfWith(t testing.TB, name string, xmlData []byte) []byte {
+// JPEG or PNG only. seq is the attachment's modification time in seconds
+// after a fixed one, for distinct PDFs of the same invoice.
+func pdfWith(t testing.TB, name string, xmlData []byte, seq int) []byte {
 	t.Helper()
 	pdfcpuConfig.Do(api.DisableConfigDir)
 	ctx, err := pdfcpu.CreateContextWithXRefTable(model.NewDefaultConfiguration(), types.PaperSize["A4"])
 	if err != nil {
 		t.Fatal(err)
 	}
-	mod := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	mod := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC).Add(time.Duration(seq) * time.Second)
 	if err := ctx.AddAttachment(model.Attachment{Reader: bytes.NewReader(xmlData), ID: name, Desc: "invoice", ModTime: &mod}, false); err != nil {
 		t.Fatal(err)
 	}
@@ -74,8 +75,8 @@ func TestOCRExtractRoute(t *testing.T) {
 		t.Helper()
 		return p.upload(201, "/v1/documents", token, fileField(name, "application/pdf", data)).str("id")
 	}
-	cii := upload(w, "rechnung-cii.pdf", pdfWith(t, "xrechnung.xml", einvoiceSample(t, "kosit-01.05a-INVOICE_uncefact.xml")))
-	ubl := upload(w, "rechnung-ubl.pdf", pdfWith(t, "xrechnung.xml", einvoiceSample(t, "kosit-01.01a-INVOICE_ubl.xml")))
+	cii := upload(w, "rechnung-cii.pdf", pdfWith(t, "xrechnung.xml", einvoiceSample(t, "kosit-01.05a-INVOICE_uncefact.xml"), 0))
+	ubl := upload(w, "rechnung-ubl.pdf", pdfWith(t, "xrechnung.xml", einvoiceSample(t, "kosit-01.01a-INVOICE_ubl.xml"), 0))
 	zugferd := upload(w, "zugferd.pdf", einvoiceSample(t, "mustang-EN16931_Einfach.pdf"))
 
 	// An invoice attached to a PDF is read from the attachment, whatever
