@@ -36,6 +36,10 @@ func ExtractJobs(x *payables.Extractions, c ExtractSettings) natsx.Consumer {
 	return natsx.Consumer{
 		Stream: payablesv1.StreamExtract, Durable: ExtractWorker, Filter: payablesv1.SubjectExtractCommand,
 		Workers: c.Workers, RetryDelay: c.RetryDelay, AckWait: c.AckWait,
+		// Without a key natsx hands every message to its first worker;
+		// keyed by the command (one extraction each) the jobs spread over
+		// all of them. Their order does not matter.
+		Key: func(m jetstream.Msg) string { return string(m.Data()) },
 		Handle: natsx.Each(func(ctx context.Context, m jetstream.Msg) error {
 			var cmd payablesv1.ExtractCommand
 			if err := json.Unmarshal(m.Data(), &cmd); err != nil || cmd.ExtractionID == "" || cmd.TenantID == "" {
