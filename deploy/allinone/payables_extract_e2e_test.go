@@ -115,8 +115,8 @@ func TestOCRExtractRoute(t *testing.T) {
 	// A PDF with no invoice in it: read and refused, with the reason.
 	plain := upload(w, "brief.pdf", tinyPDF)
 	r := p.expectError(400, "INVALID_INPUT", "POST", "/v1/ocr/extract", w, map[string]any{"document_id": plain})
-	if r.str("error") == "" {
-		t.Fatal("no reason for the refusal")
+	if r.str("error") == "" || len(r.Body["details"].([]any)) != 1 {
+		t.Fatalf("no reason for the refusal: %s", r.Raw)
 	}
 	p.wantCount(1, `SELECT count(*) FROM payables.extractions WHERE tenant_id = $1 AND document_id = $2 AND state = 'failed'
 		AND error_code = 'INVALID_INPUT' AND attempts = 1`, tenant, plain)

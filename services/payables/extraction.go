@@ -130,6 +130,9 @@ func (x *Extractions) Extract(ctx context.Context, tenantID string, in payablesv
 	if !ValidID(in.DocumentID) {
 		return payablesv1.OCRResult{}, errs.Invalid("document_id must be a UUID", errs.Field("document_id", "not a UUID"))
 	}
+	// The ledger is asked before anything is queued, so that an unknown
+	// document is refused with nothing written. It answers with the bytes
+	// (it has no other read of a document); the worker reads them again.
 	if _, _, err := x.docs.DocumentFile(ctx, tenantID, in.DocumentID); err != nil {
 		return payablesv1.OCRResult{}, errs.Wrap("payables.Extract: ledger", err)
 	}
@@ -142,7 +145,11 @@ func (x *Extractions) Extract(ctx context.Context, tenantID string, in payablesv
 		return payablesv1.OCRResult{}, err
 	}
 	if e.State == ExtractionFailed {
-		return payablesv1.OCRResult{}, errs.E(e.ErrorCode, "%s", e.Error)
+		err := errs.E(e.ErrorCode, "%s", e.Error)
+		if e.ErrorCode == errs.InvalidInput {
+			err.Details = []errs.Detail{errs.Field("document_id", e.Error)}
+		}
+		return payablesv1.OCRResult{}, err
 	}
 	return *e.Result, nil
 }
