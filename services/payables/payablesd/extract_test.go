@@ -326,3 +326,35 @@ func fmtHash(doc string) string {
 	}
 	return string(h[:64])
 }
+
+// TestOCRWorkerProcess: with PAYABLES_API=off a payables process is an
+// extraction worker only: the API process (without workers) gets its
+// results from it, and once the API process is gone nothing answers.
+func TestOCRWorkerProcess(t *testing.T) {
+	t.Parallel()
+	h := testkit.NewRPC(t, postgres.Schema)
+	docs := &fakeDocuments{docs: map[string]document{}}
+	h.Start(docs.service(), nil)
+	svc, err := payablesd.Service(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopAPI := h.Start(svc, map[string]string{"PAYABLES_EXTRACT_WORKERS": "0"})
+	h.Start(svc, map[string]string{"PAYABLES_API": "off", "PAYABLES_EXTRACT_WORKERS": "2"})
+	tenant := uuid.NewString()
+	as := &auth.Claims{TenantID: tenant, KeyID: "k", Scopes: []string{"kreditoren:write"}}
+	doc := docs.add(tenant, document{"application/xml", sample(t, "kosit-01.18a-INVOICE_ubl.xml")})
+	var r payablesv1.OCRResult
+	h.OK(payablesv1.SubjectOCRExtract, testkit.Rq{As: as, Body: payablesv1.ExtractInput{DocumentID: doc}}, 200, &r)
+	if r.Source != "einvoice_ubl" || r.TotalGross == nil {
+		t.Fatalf("result %+v", r)
+	}
+	if err := stopAPI(); err != nil {
+		t.Fatal(err)
+	}
+	// The worker still runs (and answers pings), but serves no route.
+	_, err = h.Client.Do(auth.WithClaims(context.Background(), as), payablesv1.SubjectOCRExtract, &natsx.Request{Body: []byte(`{"document_id":"` + doc + `"}`)})
+	if !errs.Is(err, errs.Unavailable) {
+		t.Fatalf("without the API process: %v, want UNAVAILABLE", err)
+	}
+}
