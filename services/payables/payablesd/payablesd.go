@@ -16,7 +16,17 @@ import (
 )
 
 // Service declares the payables service.
-func Service(func(string) string) (daemon.Service, error) {
+func Service(getenv func(string) string) (daemon.Service, error) {
+	return ServiceWith(payables.EInvoiceExtractor{})(getenv)
+}
+
+// ServiceWith declares the payables service reading invoice documents
+// with extractor.
+func ServiceWith(extractor payables.Extractor) func(func(string) string) (daemon.Service, error) {
+	return func(func(string) string) (daemon.Service, error) { return service(extractor), nil }
+}
+
+func service(extractor payables.Extractor) daemon.Service {
 	return daemon.Service{
 		Name: payablesv1.ServiceName,
 		DB:   postgres.Schema,
@@ -34,7 +44,7 @@ func Service(func(string) string) (daemon.Service, error) {
 			if err != nil {
 				return daemon.Parts{}, err
 			}
-			x := payables.NewExtractions(store, Ledger{C: env.Client}, payables.EInvoiceExtractor{}, Notifier{NC: env.NC}).WithWait(c.Wait)
+			x := payables.NewExtractions(store, Ledger{C: env.Client}, extractor, Notifier{NC: env.NC}).WithWait(c.Wait)
 			var consumers []natsx.Consumer
 			if c.Workers > 0 {
 				consumers = append(consumers, ExtractJobs(x, c))
@@ -46,7 +56,7 @@ func Service(func(string) string) (daemon.Service, error) {
 			}
 			return daemon.Parts{Routes: append(Routes(svc), ExtractRoutes(x)...), Consumers: consumers}, nil
 		},
-	}, nil
+	}
 }
 
 // Routes is the payables service's route table.
