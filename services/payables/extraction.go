@@ -117,9 +117,6 @@ func NewExtractions(store ExtractionStore, docs Documents, extractor Extractor, 
 // WithWait sets how long a request waits for its extraction.
 func (x *Extractions) WithWait(d time.Duration) *Extractions { x.wait = d; return x }
 
-// WithAttempts sets how often an extraction that fails inside is tried.
-func (x *Extractions) WithAttempts(n int) *Extractions { x.attempts = n; return x }
-
 // Extract handles POST /v1/ocr/extract: it asks the ledger for the
 // document first (an unknown one is 404 and nothing is queued), queues
 // its extraction for the workers and waits for the result.
