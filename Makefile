@@ -56,9 +56,10 @@ chaos: ## fault tests: the platform on a 3-node NATS cluster (real processes), e
 	@deploy/dev/ensure-services.sh
 	$(GO) test -tags chaos -count=1 -p 1 -timeout 10m -run '^(TestChaos|TestBankCrash)$$' -v ./deploy/allinone/
 
-bench: ## postings/s through the gateway (32 clients, fsync on), DATEV export of 1M events, report and export benchmarks
+bench: ## postings/s through the gateway (32 clients, fsync on), DATEV export of 1M events, report and export benchmarks, extraction queue drain (1 and 2 workers)
 	$(GO) run ./deploy/bench/ledgerbench -clients 32 -duration 20s -export 1000000
 	$(GO) test -run '^$$' -bench 'Reports' -benchtime 50x ./services/reporting/postgres/
+	$(GO) test -run '^$$' -bench 'ExtractQueueDrain' -benchtime 5x ./deploy/allinone/
 	$(GO) test -run '^$$' -bench . -benchtime 1x $(PKGS)
 
 lint: ## gofmt check (fails on any unformatted file) and go vet

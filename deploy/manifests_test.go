@@ -199,8 +199,9 @@ func TestK8sNetworkPolicy(t *testing.T) {
 		clients = append(clients, v.(string))
 	}
 	slices.Sort(clients)
-	// Worker Deployments log in as their service (bank-import as bank).
-	want := append(natsauth.Names(), "bank-import")
+	// Worker Deployments log in as their service (bank-import as bank,
+	// payables-ocr as payables).
+	want := append(natsauth.Names(), "bank-import", "payables-ocr")
 	slices.Sort(want)
 	if !slices.Equal(clients, want) || get(nats["spec"], "ingress", 0, "ports", 0, "port") != 4222 {
 		t.Errorf("NATS clients %v, want %v on 4222", clients, want)

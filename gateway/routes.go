@@ -192,6 +192,7 @@ var Routes = []Route{
 	{"GET", "/v1/payables/ingestion-log", "kreditoren:read", payablesv1.SubjectIngestionLog, 0},
 	{"GET", "/v1/inbox", "kreditoren:read", payablesv1.SubjectInboxList, 0},
 	{"POST", "/v1/inbox", "kreditoren:write", payablesv1.SubjectInboxUpload, Upload},
+	{"POST", "/v1/ocr/extract", "kreditoren:write", payablesv1.SubjectOCRExtract, 0},
 
 	{"GET", "/v1/periods", "perioden:read", periodsv1.SubjectList, 0},
 	{"POST", "/v1/periods/{period}/soft-lock", "perioden:write", periodsv1.SubjectSoftLock, 0},

@@ -258,6 +258,8 @@ var tools = []tool{
 			"notes":           str("optional notes, at most 2000 characters"),
 			"idempotency_key": idemArg,
 		})},
+	{"extract_document", "Read an uploaded document (see POST /v1/documents) as an incoming invoice and answer the OCR result: vendor name, VAT ID, IBAN and address, invoice number and dates, net, tax and gross totals with the tax breakdown, line items, payment terms and reference. E-invoices (ZUGFeRD/Factur-X, XRechnung) are read exactly from their data. The result is also stored on the document. NOT_FOUND: no such document; FILE_NOT_FOUND: its file is gone; INVALID_INPUT: the document is no readable invoice; OCR_FAILED: reading failed.", "POST /v1/ocr/extract",
+		obj([]string{"document_id"}, map[string]any{"document_id": str("document id (UUID) as POST /v1/documents answered it")})},
 	{"update_vendor", "Change a vendor: give only the fields to change (address part by part). An empty tax_id, vat_id, iban, bic, default_account or notes removes it; is_active false deactivates the vendor (vendors are never deleted).", "PATCH /v1/vendors/{id}",
 		obj([]string{"id"}, map[string]any{
 			"id":              str("vendor id (UUID); see list_vendors"),

@@ -75,6 +75,7 @@ type fixture struct {
 	caseReject, caseRejectMCP           string
 	caseCorrect, incomingInvoice        string
 	webhookRoller                       string        // admin of a tenant of its own, whose webhook secret the secret route rolls
+	invoiceDoc                          string        // a ZUGFeRD invoice as a document, for extraction
 	salesInvoice, salesDraft            string        // an issued sales invoice and a draft
 	cancelInvoice, cancelInvoiceMCP     string        // issued invoices to cancel (receivables_openitems_e2e_test.go)
 	creditInvoice                       string        // an issued invoice to credit
@@ -187,6 +188,7 @@ func newFixture(t *testing.T, p *platform, label string) *fixture {
 		"address": map[string]any{"street": "Hafenstr. 1", "zip": "20457", "city": "Hamburg"}, "default_account": "6815"}).str("id")
 	f.reviewFixture()
 	f.runs = newRunsFixture(t, p, f)
+	f.invoiceDoc = p.upload(201, "/v1/documents", a, fileField("zugferd.pdf", "application/pdf", einvoiceSample(t, "mustang-EN16931_Einfach.pdf"))).str("id")
 	// Sales invoices: the seller's master data and payment account, an issued invoice and a draft.
 	invoiceSeller(p, a)
 	invoiceSettings(p, a)
@@ -574,6 +576,7 @@ var happyCases = map[string][]happyCase{
 	}, battery: func(f *fixture) happyReq {
 		return f.as(happyReq{multipart: []part{fileField("eingang.pdf", "application/pdf", pdfOf("inbox battery "+f.label))}})
 	}}},
+	"extractDocument": {{build: func(f *fixture) happyReq { return f.as(happyReq{body: map[string]any{"document_id": f.invoiceDoc}}) }}},
 	"updateVendor": {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.vendor), example: true}) },
 		battery: func(f *fixture) happyReq {
 			return f.as(happyReq{params: pathID("id", f.vendor), body: map[string]any{"name": "Batterie Lieferant", "tax_id": "",

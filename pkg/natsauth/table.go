@@ -106,9 +106,12 @@ var Table = map[string]Permissions{
 		// reversal stands, when the ledger says it was reversed before).
 		ledgerv1.SubjectJournalReverse, ledgerv1.SubjectJournalGet),
 	payablesv1.ServiceName: service(payablesv1.ServiceName, []string{payablesv1.StreamEvents, payablesv1.StreamExtract}, []string{bankv1.StreamEvents},
-		[]string{payablesv1.EventsFilter, payablesv1.ExtractFilter}, ledgerv1.SubjectAccountGet,
-		// The inbox: its documents are the ledger's.
-		ledgerv1.SubjectDocumentsUpload,
+		// Its events, its extraction work queue (which it owns and
+		// consumes) and the wake-up of a request waiting for an extraction.
+		[]string{payablesv1.EventsFilter, payablesv1.ExtractFilter, payablesv1.ExtractedFilter}, ledgerv1.SubjectAccountGet,
+		// The inbox: its documents are the ledger's, and extraction
+		// reads their bytes.
+		ledgerv1.SubjectDocumentsUpload, ledgerv1.SubjectDocumentsFile,
 		// Approving a review case posts its incoming invoice.
 		ledgerv1.SubjectPost,
 		// Payment runs: the bank account paid from and the company

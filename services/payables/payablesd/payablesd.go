@@ -4,7 +4,6 @@ package payablesd
 
 import (
 	"context"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -20,7 +19,17 @@ import (
 )
 
 // Service declares the payables service.
-func Service(func(string) string) (daemon.Service, error) {
+func Service(getenv func(string) string) (daemon.Service, error) {
+	return ServiceWith(payables.EInvoiceExtractor{})(getenv)
+}
+
+// ServiceWith declares the payables service reading invoice documents
+// with extractor.
+func ServiceWith(extractor payables.Extractor) func(func(string) string) (daemon.Service, error) {
+	return func(func(string) string) (daemon.Service, error) { return service(extractor), nil }
+}
+
+func service(extractor payables.Extractor) daemon.Service {
 	return daemon.Service{
 		Name: payablesv1.ServiceName,
 		DB:   postgres.Schema,
@@ -30,21 +39,35 @@ func Service(func(string) string) (daemon.Service, error) {
 		Build: func(_ context.Context, env daemon.Env) (daemon.Parts, error) {
 			store := postgres.New(env.Pool)
 			ledger := ledgerv1.Client{C: env.Client}
+			c, err := ExtractConfig(env.Getenv)
+			if err != nil {
+				return daemon.Parts{}, err
+			}
+			api, err := APIConfig(env.Getenv)
+			if err != nil {
+				return daemon.Parts{}, err
+			}
+			x := payables.NewExtractions(store, Ledger{C: env.Client}, extractor, Notifier{NC: env.NC}).WithWait(c.Wait)
+			var consumers []natsx.Consumer
+			if c.Workers > 0 {
+				consumers = append(consumers, ExtractJobs(x, c))
+			}
+			if !api {
+				// An OCR worker: the instance still answers pings (its
+				// liveness), but no request is routed to it.
+				return daemon.Parts{Consumers: consumers}, nil
+			}
 			svc := payables.New(store, ledger).
 				WithIntake(store, Documents{C: env.Client}, &Uploads{JS: env.JS}, env.Log, uuid.NewString)
 			runs := payables.NewPaymentRuns(store, bankv1.Client{C: env.Client}, tenants{env.Client}, nil)
 			routes := append(Routes(svc), IntakeRoutes(svc)...)
+			routes = append(routes, ExtractRoutes(x)...)
 			routes = append(routes, ReviewRoutes(payables.NewReview(store, ledger, ledger, nil))...)
 			routes = append(routes, RunRoutes(runs)...)
-			return daemon.Parts{Routes: routes, Consumers: []natsx.Consumer{Payments(store)}}, nil
+			return daemon.Parts{Routes: routes, Consumers: append(consumers, Payments(store))}, nil
 		},
-	}, nil
+	}
 }
-
-// ExtractStream is the extraction work queue (an inbox item's extraction
-// is queued through the outbox), which the payables service owns.
-var ExtractStream = natsx.Stream{Name: payablesv1.StreamExtract, Subjects: []string{payablesv1.ExtractFilter}, WorkQueue: true,
-	MaxAge: 7 * 24 * time.Hour, Duplicates: time.Minute}
 
 // Routes is the payables service's route table.
 func Routes(svc *payables.Service) []natsx.Route {
@@ -65,6 +88,15 @@ func Routes(svc *payables.Service) []natsx.Route {
 		})},
 		{Subject: payablesv1.SubjectVendorsUpdate, Idempotent: true, Decode: natsx.DecodeWithID[payablesv1.VendorUpdate], Endpoint: natsx.Typed(func(ctx context.Context, r natsx.WithID[payablesv1.VendorUpdate]) (payables.Vendor, error) {
 			return svc.UpdateVendor(ctx, natsx.Claims(ctx).TenantID, r.ID, r.Body)
+		})},
+	}
+}
+
+// ExtractRoutes are the routes of extraction.
+func ExtractRoutes(x *payables.Extractions) []natsx.Route {
+	return []natsx.Route{
+		{Subject: payablesv1.SubjectOCRExtract, Decode: natsx.JSON[payablesv1.ExtractInput], Endpoint: natsx.Typed(func(ctx context.Context, in payablesv1.ExtractInput) (payablesv1.OCRResult, error) {
+			return x.Extract(ctx, natsx.Claims(ctx).TenantID, in)
 		})},
 	}
 }
