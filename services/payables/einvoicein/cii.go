@@ -25,6 +25,11 @@ func readCII(root *node) (Invoice, error) {
 		Currency: set.str("InvoiceCurrencyCode"),
 	}
 	inv.IsCreditNote = creditNoteTypes[inv.TypeCode]
+	for _, n := range doc.all("IncludedNote") {
+		if c := n.str("Content"); c != "" {
+			inv.Notes = append(inv.Notes, c)
+		}
+	}
 	inv.IssueDate = ds.cii(doc.child("IssueDateTime"), "IssueDateTime")
 	inv.DeliveryDate = ds.cii(dlv.at("ActualDeliverySupplyChainEvent", "OccurrenceDateTime"), "ActualDeliverySupplyChainEvent")
 	period := set.child("BillingSpecifiedPeriod")

@@ -28,6 +28,11 @@ func readUBL(root *node) (Invoice, error) {
 	if creditNoteTypes[inv.TypeCode] {
 		inv.IsCreditNote = true
 	}
+	for _, n := range root.all("Note") {
+		if n.text != "" {
+			inv.Notes = append(inv.Notes, n.text)
+		}
+	}
 	inv.IssueDate = ds.ubl(root.child("IssueDate"), "IssueDate")
 	inv.DueDate = ds.ubl(root.child("DueDate"), "DueDate")
 	inv.DeliveryDate = ds.ubl(root.at("Delivery", "ActualDeliveryDate"), "Delivery/ActualDeliveryDate")
