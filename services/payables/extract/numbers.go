@@ -8,10 +8,14 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// moneyRe is an amount with two decimals in German (1.234,56) or English
-// (1,234.56) notation, optionally signed. Two decimals are required:
-// they tell an amount from a quantity, a year or a postcode.
-var moneyRe = regexp.MustCompile(`(?:^|[^\d.,])([-−]\s?)?((?:\d{1,3}(?:[.,]\d{3})+|\d+)[.,]\d{2})(?:$|[^\d])`)
+// numberRun is a maximal run of digits and separators, an amount
+// candidate; moneyRe then requires two decimals in German (1.234,56) or
+// English (1,234.56) notation. Two decimals tell an amount from a
+// quantity, a year or a postcode.
+var (
+	numberRun = regexp.MustCompile(`[-−]?\s?\d[\d.,']*\d-?`)
+	moneyRe   = regexp.MustCompile(`^(?:[-−]\s?)?(?:\d{1,3}(?:[.,']\d{3})+|\d+)[.,]\d{2}-?$`)
+)
 
 // percentRe is a tax rate: "19 %", "7%", "19,00 %", "7.0%".
 var percentRe = regexp.MustCompile(`(\d{1,2}(?:[.,]\d{1,2})?)\s?%`)
@@ -71,20 +75,15 @@ func amounts(line string) []decimal.Decimal {
 	line = dateRe.ReplaceAllString(line, " ")
 	line = percentRe.ReplaceAllString(line, " ")
 	var out []decimal.Decimal
-	for {
-		m := moneyRe.FindStringSubmatchIndex(line)
-		if m == nil {
-			return out
+	for _, m := range numberRun.FindAllString(line, -1) {
+		if !moneyRe.MatchString(m) {
+			continue
 		}
-		text := line[m[4]:m[5]]
-		if m[2] >= 0 {
-			text = "-" + text
-		}
-		if d, ok := parseMoney(text); ok {
+		if d, ok := parseMoney(strings.ReplaceAll(m, " ", "")); ok {
 			out = append(out, d)
 		}
-		line = line[m[5]:]
 	}
+	return out
 }
 
 var months = map[string]time.Month{

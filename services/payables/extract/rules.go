@@ -269,15 +269,22 @@ func (d *doc) dueFromTerms(invoiceDate string) *string {
 	return nil
 }
 
+var (
+	eurRe = regexp.MustCompile(`€|\bEUR\b`)
+	chfRe = regexp.MustCompile(`\bCHF\b`)
+	gbpRe = regexp.MustCompile(`£|\bGBP\b`)
+	usdRe = regexp.MustCompile(`\$|\bUSD\b`)
+)
+
 func currency(text string) string {
 	switch {
-	case strings.Contains(text, "€") || regexp.MustCompile(`\bEUR\b`).MatchString(text):
+	case eurRe.MatchString(text):
 		return "EUR"
-	case regexp.MustCompile(`\bCHF\b`).MatchString(text):
+	case chfRe.MatchString(text):
 		return "CHF"
-	case strings.Contains(text, "£") || regexp.MustCompile(`\bGBP\b`).MatchString(text):
+	case gbpRe.MatchString(text):
 		return "GBP"
-	case strings.Contains(text, "$") || regexp.MustCompile(`\bUSD\b`).MatchString(text):
+	case usdRe.MatchString(text):
 		return "USD"
 	}
 	return ""
@@ -469,8 +476,18 @@ func (d *doc) vendor() (string, *payablesv1.Address) {
 			}
 		}
 	} else {
+		// No legal form: the letterhead's first line, if the text starts
+		// with one (a name, not a sentence or a label).
+		seen := 0
 		for i, l := range d.lines {
-			if s := segments(l); len(s) > 0 && !labelish.MatchString(s[0]) && !hasDigit.MatchString(s[0]) {
+			s := segments(l)
+			if len(s) == 0 {
+				continue
+			}
+			if seen++; seen > 3 {
+				break
+			}
+			if !labelish.MatchString(s[0]) && !hasDigit.MatchString(s[0]) && !strings.ContainsAny(s[0], ":.!?") && len(s[0]) <= 60 {
 				name, lines = s[0], []int{i}
 				break
 			}
@@ -516,6 +533,16 @@ func (d *doc) addressNear(i int, name string) *payablesv1.Address {
 		}
 		segs = append(segs, s...)
 		if a := addressIn(segs); a != nil {
+			// The country may stand on the line below ("Österreich").
+			if a.Country == "" && j+1 < len(d.lines) {
+				next := d.lines[j+1]
+				if col > 0 && len(next) > col-2 {
+					next = next[col-2:]
+				}
+				if ns := segments(next); len(ns) > 0 {
+					a.Country = countryNames[strings.ToLower(ns[0])]
+				}
+			}
 			return a
 		}
 	}
@@ -652,12 +679,13 @@ func (d *doc) buyer(vendorName string, vendorAddr *payablesv1.Address) (string, 
 }
 
 var (
-	unitRe   = regexp.MustCompile(`(?i)^(?:stk\.?|stück|st\.?|std\.?|h|stunden?|pcs\.?|pc\.?|x|kg|g|m|m2|m²|l|liter|psch\.?|pauschal|pauschale|tage?|monate?|monat|units?|hrs?\.?|hours?|days?|months?|lizenz(?:en)?|paket|set|km|lfm|mal)$`)
-	qtyRe    = regexp.MustCompile(`^\d{1,6}(?:[.,]\d{1,3})?$`)
-	moneyTok = regexp.MustCompile(`^[-−]?(?:\d{1,3}(?:[.,]\d{3})+|\d+)[.,]\d{2}-?$`)
-	rateTok  = regexp.MustCompile(`^(\d{1,2}(?:[.,]\d{1,2})?)\s?%$`)
-	posRe    = regexp.MustCompile(`^\d{1,3}\.?$`)
-	curTok   = regexp.MustCompile(`^(?:€|EUR)$`)
+	unitRe     = regexp.MustCompile(`(?i)^(?:stk\.?|stück|st\.?|std\.?|h|stunden?|pcs\.?|pc\.?|x|kg|g|m|m2|m²|l|liter|psch\.?|pauschal|pauschale|tage?|monate?|monat|units?|hrs?\.?|hours?|days?|months?|lizenz(?:en)?|paket|set|km|lfm|mal)$`)
+	qtyRe      = regexp.MustCompile(`^\d{1,6}(?:[.,]\d{1,3})?$`)
+	moneyTok   = regexp.MustCompile(`^[-−]?(?:\d{1,3}(?:[.,]\d{3})+|\d+)[.,]\d{2}-?$`)
+	rateTok    = regexp.MustCompile(`^(\d{1,2}(?:[.,]\d{1,2})?)\s?%$`)
+	posRe      = regexp.MustCompile(`^\d{1,3}\.?$`)
+	curTok     = regexp.MustCompile(`^(?:€|EUR)$`)
+	twoLetters = regexp.MustCompile(`\p{L}{2}`)
 )
 
 // lineItems reads table rows, right to left: total, [rate %], unit
@@ -724,7 +752,7 @@ func (d *doc) lineItems() []payablesv1.OCRLine {
 			desc = desc[1:]
 		}
 		text := strings.Join(desc, " ")
-		if !regexp.MustCompile(`\p{L}{2}`).MatchString(text) {
+		if !twoLetters.MatchString(text) {
 			continue
 		}
 		if qty.Mul(price).Round(2).Sub(total).Abs().GreaterThan(decimal.New(1, -2)) {
@@ -877,6 +905,23 @@ func (d *doc) totals(r *payablesv1.OCRResult) {
 	if len(taxes) > 0 {
 		taxOptions = append(taxOptions, taxSum)
 	}
+	// OCR misreads digits ("5,78" as "3,18"): where a rate line states
+	// its net, net × rate is the tax it should have; that sum is the
+	// next choice, taken only if it makes the totals add up.
+	fixed, fixedSum, canFix := make([]taxFound, len(taxes)), decimal.Zero, len(taxes) > 0
+	for i, t := range taxes {
+		fixed[i] = t
+		if t.net == nil {
+			canFix = false
+			break
+		}
+		fixed[i].tax = t.net.Mul(t.rate).Div(decimal.NewFromInt(100)).Round(2)
+		fixedSum = fixedSum.Add(fixed[i].tax)
+	}
+	canFix = canFix && !fixedSum.Equal(taxSum)
+	if canFix {
+		taxOptions = append(taxOptions, fixedSum)
+	}
 	taxOptions = append(taxOptions, taxTotals...)
 
 	var net, tax, total *decimal.Decimal
@@ -932,6 +977,9 @@ found:
 	}
 	if tax != nil {
 		r.TotalTax = amt(*tax)
+	}
+	if canFix && tax != nil && tax.Equal(fixedSum) {
+		taxes = fixed
 	}
 	r.TaxBreakdown = breakdown(taxes, net, tax, r)
 }
