@@ -13,7 +13,7 @@ import (
 // English (1,234.56) notation. Two decimals tell an amount from a
 // quantity, a year or a postcode.
 var (
-	numberRun = regexp.MustCompile(`[-−]?\s?\d[\d.,']*\d-?`)
+	numberRun = regexp.MustCompile(`(?:[-−]\s?)?\d[\d.,']*\d-?`)
 	moneyRe   = regexp.MustCompile(`^(?:[-−]\s?)?(?:\d{1,3}(?:[.,']\d{3})+|\d+)[.,]\d{2}-?$`)
 )
 
