@@ -181,12 +181,10 @@ func Check(r payablesv1.OCRResult, en16931 []payablesv1.CheckEntry) payablesv1.C
 		na(RuleReverse, "Hinweis „Steuerschuldnerschaft des Leistungsempfängers“")
 	} else {
 		const label = "Steuersatz und Steuerbetrag oder Hinweis auf Steuerbefreiung"
-		zeroTax, taxed := false, false
+		zeroTax := false
 		for _, t := range r.TaxBreakdown {
 			if t.Tax.IsZero() {
 				zeroTax = true
-			} else {
-				taxed = true
 			}
 		}
 		switch {
@@ -194,8 +192,6 @@ func Check(r payablesv1.OCRResult, en16931 []payablesv1.CheckEntry) payablesv1.C
 			add(RuleTax, label, payablesv1.CheckMissing, "weder Steuersatz und Steuerbetrag noch Hinweis auf Steuerbefreiung")
 		case zeroTax && !exempt && !reverse:
 			add(RuleTax, label, payablesv1.CheckFailed, "Steuerbetrag 0 ohne Hinweis auf Steuerbefreiung")
-		case taxed || exempt || reverse:
-			add(RuleTax, label, payablesv1.CheckPassed, "")
 		default:
 			add(RuleTax, label, payablesv1.CheckPassed, "")
 		}
