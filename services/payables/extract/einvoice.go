@@ -153,14 +153,33 @@ func en16931(inv einvoicein.Invoice) []payablesv1.CheckEntry {
 	present("BR-06", "Name des Verkäufers", inv.Seller.Name != "", "BT-27")
 	present("BR-07", "Name des Käufers", inv.Buyer.Name != "", "BT-44")
 	if minimum {
-		na("BR-08", "Anschrift des Verkäufers", minWhy)
-		na("BR-10", "Anschrift des Käufers", minWhy)
-		na("BR-16", "Mindestens eine Rechnungsposition", minWhy)
+		for _, r := range [][2]string{
+			{"BR-08", "Anschrift des Verkäufers"}, {"BR-09", "Ländercode des Verkäufers"},
+			{"BR-10", "Anschrift des Käufers"}, {"BR-11", "Ländercode des Käufers"},
+			{"BR-12", "Summe der Positionsnettobeträge"}, {"BR-16", "Mindestens eine Rechnungsposition"},
+		} {
+			na(r[0], r[1], minWhy)
+		}
 	} else {
-		present("BR-08", "Anschrift des Verkäufers", inv.Seller.Country != "", "BG-5 mit Ländercode (BT-40)")
-		present("BR-10", "Anschrift des Käufers", inv.Buyer.Country != "", "BG-8 mit Ländercode (BT-55)")
+		s, b := inv.Seller, inv.Buyer
+		present("BR-08", "Anschrift des Verkäufers", s.Street != "" || s.Zip != "" || s.City != "" || s.Country != "", "BG-5")
+		present("BR-09", "Ländercode des Verkäufers", s.Country != "", "BT-40")
+		present("BR-10", "Anschrift des Käufers", b.Street != "" || b.Zip != "" || b.City != "" || b.Country != "", "BG-8")
+		present("BR-11", "Ländercode des Käufers", b.Country != "", "BT-55")
+		// einvoicein reads an absent BT-106 as 0: absent only if the
+		// lines say otherwise.
+		lineSum := decimal.Zero
+		for _, l := range inv.Lines {
+			lineSum = lineSum.Add(l.NetAmount)
+		}
+		present("BR-12", "Summe der Positionsnettobeträge", !inv.LineTotal.IsZero() || lineSum.IsZero(), "BT-106")
 		present("BR-16", "Mindestens eine Rechnungsposition", len(inv.Lines) > 0, "BG-25")
 	}
+	// einvoicein refuses an invoice without BT-109, BT-112 or BT-115, so
+	// these hold for every invoice that got here.
+	present("BR-13", "Gesamtbetrag ohne Umsatzsteuer", true, "BT-109")
+	present("BR-14", "Gesamtbetrag mit Umsatzsteuer", true, "BT-112")
+	present("BR-15", "Fälliger Zahlbetrag", true, "BT-115")
 
 	eq := func(a, b decimal.Decimal) bool { return a.Equal(b) }
 	if len(inv.Lines) > 0 {
