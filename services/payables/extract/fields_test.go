@@ -85,6 +85,20 @@ Heilbehandlung
 Betrag 80,00 EUR
 Steuerfrei nach § 4 Nr. 14 UStG`, got{Number: "4711", Date: "2026-02-01", Delivery: "2026-01-30", Gross: "80", Currency: "EUR"}},
 	}
+	// The visualisation page of the ZUGFeRD sample, as pdftotext reads it:
+	// a layout the rules were not written against.
+	mustang, err := os.ReadFile(filepath.Join("testdata", "text", "mustang.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases = append(cases, struct {
+		name, text string
+		want       got
+	}{"zugferd visualisation", string(mustang), got{
+		Number: "471102", Date: "2024-11-15", Due: "2024-12-15", Delivery: "2024-11-14",
+		Net: "473", Tax: "56.87", Gross: "529.87", Currency: "EUR",
+		Vendor: "Lieferant GmbH", VATID: "DE123456789", TaxID: "201/113/40209", Address: "Lieferantenstraße 20, 80333 München, DE",
+	}})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			if d := cmp.Diff(c.want, project(Fields(c.text))); d != "" {

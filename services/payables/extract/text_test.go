@@ -1,7 +1,10 @@
 package extract
 
 import (
+	"bytes"
 	"context"
+	"image/jpeg"
+	"image/png"
 	"os"
 	"path/filepath"
 	"testing"
@@ -80,8 +83,11 @@ func TestScans(t *testing.T) {
 		t.Run(s.name, func(t *testing.T) {
 			scan := s.scan(t)
 			inputs := map[string][]byte{"image/png": scan}
-			if s.name == "de-19-7" {
+			switch s.name {
+			case "de-19-7":
 				inputs["application/pdf"] = imagePDF(t, scan)
+			case "receipt":
+				inputs["image/jpeg"] = toJPEG(t, scan)
 			}
 			for mime, data := range inputs {
 				r, check, err := e.Extract(context.Background(), data, mime)
@@ -101,6 +107,19 @@ func TestScans(t *testing.T) {
 			}
 		})
 	}
+}
+
+func toJPEG(t *testing.T, pngData []byte) []byte {
+	t.Helper()
+	img, err := png.Decode(bytes.NewReader(pngData))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := jpeg.Encode(&b, img, &jpeg.Options{Quality: 80}); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
 }
 
 // A readable PDF that is no invoice is classified, not refused.
