@@ -78,6 +78,24 @@ Umsatzsteuer 19 % 19,00
 Rechnungsbetrag 119,00
 sofort fällig`, got{Number: "2026/0815", Date: "2026-01-31", Due: "2026-01-31", Delivery: "2026-01-31", Period: "2026-01-01..2026-01-31",
 			Net: "100", Tax: "19", Gross: "119", Rates: []string{"S 19 100 19"}}},
+		// Tesseract's reading of the rendered de-19-7 scan: the address
+		// block and the info block share lines.
+		{"ocr columns run together", `Hauptstraße 12
+
+Bürobedarf Schmidt GmbH 10115 Berlin
+
+Bürobedarf Schmidt GmbH - Hauptstraße 12 - 10115 Berlin
+
+Muster Handel GmbH i Rechnungsnummer: RE-2026-0042
+
+z.. Hd. Frau Weber : Rechnungsdatum: 15.01.2026
+
+Lindenweg 5 Leistungsdatum: 12.01.2026
+
+80331 München Kundennummer: ., K-10077
+
+Rechnung`, got{Number: "RE-2026-0042", Date: "2026-01-15", Delivery: "2026-01-12",
+			Vendor: "Bürobedarf Schmidt GmbH", Address: "Hauptstraße 12, 10115 Berlin, DE", Buyer: "Muster Handel GmbH"}},
 		{"exempt", `Rechnung 4711
 Datum 01.02.2026
 Leistungsdatum 30.01.2026

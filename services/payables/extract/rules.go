@@ -407,7 +407,7 @@ var (
 func segments(l string) []string {
 	var out []string
 	for _, s := range segSep.Split(strings.TrimSpace(l), -1) {
-		if s = strings.TrimSpace(s); s != "" {
+		if s = strings.Trim(s, " -·•|,:"); s != "" {
 			out = append(out, s)
 		}
 	}
@@ -675,7 +675,7 @@ func (d *doc) buyer(vendorName string, vendorAddr *payablesv1.Address) (string, 
 		}
 		return name, a
 	}
-	return "", nil
+	return d.buyerRunTogether(start, vendorName, vendorAddr)
 }
 
 var (
@@ -1063,4 +1063,63 @@ func breakdown(taxes []taxFound, net, tax *decimal.Decimal, r *payablesv1.OCRRes
 		out = append(out, payablesv1.TaxLine{Rate: money.New(t.rate), Net: money.New(n), Tax: money.New(t.tax), Category: category(t.rate)})
 	}
 	return out
+}
+
+var (
+	zipCityHead = regexp.MustCompile(`^(?:([A-Z]{1,2})[- ])?(\d{5})\s+(\p{Lu}[\p{L}\-.]+)`)
+	streetHead  = regexp.MustCompile(`^(\p{L}[\p{L}.\-']*(?:\s\p{L}[\p{L}.\-']*)*\s\d+\s?[a-z]?)(?:\s|$)`)
+	// labelCut is where a right-hand column begins when OCR ran the
+	// columns together: a separator OCR made of the gap, or a label.
+	labelCut = regexp.MustCompile(`(?i)\s+(?:[|:!i]\s|(?:rechnung|invoice|datum|date|kunden|customer|leistung|liefer|bestell|order|ihre|your|seite|page|due|fällig)\S*)`)
+	attnRe   = regexp.MustCompile(`(?i)^(?:z\.*\s?hd|attn|c/o)`)
+)
+
+// buyerRunTogether is buyer for OCR text, whose address block shares its
+// lines with the info block on the right: "80331 München Kundennummer:
+// K-1". The zip city starts the line; the street and the name above it
+// are cut where the right column begins.
+func (d *doc) buyerRunTogether(start int, vendorName string, vendorAddr *payablesv1.Address) (string, *payablesv1.Address) {
+	for i := start; i < len(d.lines) && i < start+40; i++ {
+		l := strings.TrimSpace(d.lines[i])
+		m := zipCityHead.FindStringSubmatch(l)
+		if m == nil || vendorName != "" && strings.Contains(l, vendorName) {
+			continue
+		}
+		if vendorAddr != nil && vendorAddr.Zip == m[2] {
+			continue
+		}
+		a := &payablesv1.Address{Zip: m[2], City: m[3], Country: countryOf(m[1], m[2])}
+		name := ""
+		// OCR puts blank lines between the lines of a block.
+		for j := i - 1; j >= 0 && j >= i-10; j-- {
+			t := strings.TrimSpace(d.lines[j])
+			if t == "" {
+				continue
+			}
+			if vendorName != "" && strings.Contains(t, vendorName) || buyerMarker.MatchString(t) {
+				break
+			}
+			if a.Street == "" {
+				if sm := streetHead.FindStringSubmatch(t); sm != nil {
+					a.Street = strings.TrimSpace(sm[1])
+					continue
+				}
+			}
+			if attnRe.MatchString(t) {
+				continue
+			}
+			if lf := legalForm.FindStringIndex(t); lf != nil {
+				name = strings.TrimRight(t[:lf[1]], " ,·|")
+			} else if c := labelCut.FindStringIndex(t); c != nil {
+				name = t[:c[0]]
+			} else {
+				name = t
+			}
+			break
+		}
+		if name != "" && a.Street != "" {
+			return name, a
+		}
+	}
+	return "", nil
 }
