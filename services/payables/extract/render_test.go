@@ -269,13 +269,17 @@ func (s sample) scan(t testing.TB) []byte {
 	return out.Bytes()
 }
 
-// imagePDF is a PDF holding only the scan, as scanners write them.
-func imagePDF(t testing.TB, scan []byte) []byte {
+// imagePDF is a PDF holding only the scans, one a page, as scanners
+// write them.
+func imagePDF(t testing.TB, scans ...[]byte) []byte {
 	t.Helper()
 	pdf := fpdf.New("P", "mm", "A4", "")
-	pdf.AddPage()
-	pdf.RegisterImageOptionsReader("scan", fpdf.ImageOptions{ImageType: "PNG"}, bytes.NewReader(scan))
-	pdf.ImageOptions("scan", 0, 0, 210, 297, false, fpdf.ImageOptions{ImageType: "PNG"}, 0, "")
+	for i, scan := range scans {
+		name := fmt.Sprintf("scan%d", i)
+		pdf.AddPage()
+		pdf.RegisterImageOptionsReader(name, fpdf.ImageOptions{ImageType: "PNG"}, bytes.NewReader(scan))
+		pdf.ImageOptions(name, 0, 0, 210, 297, false, fpdf.ImageOptions{ImageType: "PNG"}, 0, "")
+	}
 	var b bytes.Buffer
 	if err := pdf.Output(&b); err != nil {
 		t.Fatal(fmt.Errorf("image pdf: %w", err))

@@ -7,6 +7,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -95,9 +96,11 @@ func TestScans(t *testing.T) {
 					t.Fatalf("%s: %v", mime, err)
 				}
 				w := sampleWants[s.name].want
-				want := got{Source: SourceOCR, Number: w.Number, Date: w.Date, Net: w.Net, Tax: w.Tax, Gross: w.Gross, Currency: w.Currency, Rates: w.Rates, VATID: w.VATID}
+				want := got{Source: SourceOCR, Number: w.Number, Date: w.Date, Net: w.Net, Tax: w.Tax, Gross: w.Gross, Currency: w.Currency, Rates: w.Rates,
+					VATID: w.VATID, Vendor: w.Vendor, Buyer: w.Buyer}
 				g := project(r)
-				g = got{Source: g.Source, Number: g.Number, Date: g.Date, Net: g.Net, Tax: g.Tax, Gross: g.Gross, Currency: g.Currency, Rates: g.Rates, VATID: g.VATID}
+				g = got{Source: g.Source, Number: g.Number, Date: g.Date, Net: g.Net, Tax: g.Tax, Gross: g.Gross, Currency: g.Currency, Rates: g.Rates,
+					VATID: g.VATID, Vendor: g.Vendor, Buyer: g.Buyer}
 				if d := cmp.Diff(want, g); d != "" {
 					t.Errorf("%s (-want +got):\n%s", mime, d)
 				}
@@ -106,6 +109,30 @@ func TestScans(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A two-page scan is read page by page, in order: a cover letter, then
+// the receipt.
+func TestScanPages(t *testing.T) {
+	cover := sample{
+		name:       "cover",
+		letterhead: []string{"Bäckerei Müller e.K.", "Marktplatz 3", "69117 Heidelberg"},
+		title:      "Anschreiben",
+		head:       []string{"Betreff"},
+		widths:     []float64{100},
+		notes:      []string{"Sehr geehrte Damen und Herren,", "anbei erhalten Sie die Quittung Ihres Einkaufs."},
+	}
+	r, _, err := New(Options{}).Extract(context.Background(), imagePDF(t, cover.scan(t), samples[2].scan(t)), "application/pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.TotalGross == nil || r.TotalGross.String() != "9.9" || r.InvoiceNumber != "8812" {
+		t.Errorf("gross %v number %q", r.TotalGross, r.InvoiceNumber)
+	}
+	first, second := strings.Index(r.RawMarkdown, "Anschreiben"), strings.Index(r.RawMarkdown, "Quittung\n")
+	if first < 0 || second < 0 || first > second || !strings.Contains(r.RawMarkdown, "\f") {
+		t.Errorf("pages out of order or not separated (%d, %d):\n%s", first, second, r.RawMarkdown)
 	}
 }
 
