@@ -113,7 +113,13 @@ func ocrFailed(err error) error {
 // Extract reads data (mimeType: application/pdf, image/jpeg, image/png,
 // application/xml, text/xml) and answers the OCR result and the
 // compliance check.
-func (e *Extractor) Extract(ctx context.Context, data []byte, mimeType string) (payablesv1.OCRResult, payablesv1.ComplianceCheck, error) {
+func (e *Extractor) Extract(ctx context.Context, data []byte, mimeType string) (_ payablesv1.OCRResult, _ payablesv1.ComplianceCheck, err error) {
+	// A bug in the rules must fail one document, not the worker.
+	defer func() {
+		if p := recover(); p != nil {
+			err = ocrFailed(fmt.Errorf("panic: %v", p))
+		}
+	}()
 	r, en, err := e.read(ctx, data, mimeType)
 	if err != nil {
 		return payablesv1.OCRResult{}, payablesv1.ComplianceCheck{}, err

@@ -523,7 +523,7 @@ func (d *doc) addressNear(i int, name string) *payablesv1.Address {
 			l = l[col+len(name):]
 		} else if col > 0 && len(l) > col-2 {
 			// The block below the name, from its column.
-			l = l[col-2:]
+			l = l[max(0, col-2):]
 		} else if col > 0 {
 			continue
 		}
@@ -537,7 +537,7 @@ func (d *doc) addressNear(i int, name string) *payablesv1.Address {
 			if a.Country == "" && j+1 < len(d.lines) {
 				next := d.lines[j+1]
 				if col > 0 && len(next) > col-2 {
-					next = next[col-2:]
+					next = next[max(0, col-2):]
 				}
 				if ns := segments(next); len(ns) > 0 {
 					a.Country = countryNames[strings.ToLower(ns[0])]
