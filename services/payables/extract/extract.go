@@ -111,8 +111,8 @@ func ocrFailed(err error) error {
 }
 
 // Extract reads data (mimeType: application/pdf, image/jpeg, image/png,
-// application/xml, text/xml) and answers the OCR result and the
-// compliance check.
+// application/xml, text/xml; for application/octet-stream or none the
+// bytes decide) and answers the OCR result and the compliance check.
 func (e *Extractor) Extract(ctx context.Context, data []byte, mimeType string) (_ payablesv1.OCRResult, _ payablesv1.ComplianceCheck, err error) {
 	// A bug in the rules must fail one document, not the worker.
 	defer func() {
@@ -137,6 +137,11 @@ func (e *Extractor) read(ctx context.Context, data []byte, mimeType string) (pay
 	mt, _, err := mime.ParseMediaType(mimeType)
 	if err != nil {
 		mt = strings.ToLower(strings.TrimSpace(mimeType))
+	}
+	if mt == "" || mt == "application/octet-stream" || mt == "binary/octet-stream" {
+		// Mail attachments often come without a useful type: the bytes
+		// tell.
+		mt = sniff(data)
 	}
 	ctx, cancel := context.WithTimeout(ctx, e.o.Timeout)
 	defer cancel()
@@ -201,6 +206,22 @@ func fromText(text, source string) (payablesv1.OCRResult, []payablesv1.CheckEntr
 	r := Fields(text)
 	r.Source = source
 	return r, nil, nil
+}
+
+// sniff names the type of data by its first bytes, "" when unknown.
+func sniff(data []byte) string {
+	t := bytes.TrimLeft(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), " \t\r\n")
+	switch {
+	case bytes.HasPrefix(data, []byte("\x89PNG\r\n\x1a\n")):
+		return "image/png"
+	case bytes.HasPrefix(data, []byte("\xff\xd8\xff")):
+		return "image/jpeg"
+	case bytes.HasPrefix(t, []byte("<")):
+		return "application/xml"
+	case bytes.Contains(head(data), []byte("%PDF-")):
+		return "application/pdf"
+	}
+	return ""
 }
 
 func head(data []byte) []byte {

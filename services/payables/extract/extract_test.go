@@ -200,6 +200,27 @@ func TestEInvoices(t *testing.T) {
 	}
 }
 
+// Attachments without a useful type are read by their bytes; a ZUGFeRD
+// PDF keeps its visible text for the reviewer.
+func TestSniffedType(t *testing.T) {
+	e := New(Options{})
+	for name, mime := range map[string]string{"zugferd-basic-einfach.xml": "application/octet-stream", "mustang-EN16931_Einfach.pdf": ""} {
+		r, _, err := e.Extract(context.Background(), read(t, name), mime)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if r.InvoiceNumber != "471102" {
+			t.Errorf("%s: number %q", name, r.InvoiceNumber)
+		}
+		if r.Source == SourceZUGFeRD && !strings.Contains(r.RawMarkdown, "Lieferant GmbH") {
+			t.Errorf("%s: raw_markdown without the page text: %q", name, r.RawMarkdown)
+		}
+	}
+	if _, _, err := e.Extract(context.Background(), []byte("just some bytes"), "application/octet-stream"); errs.CodeOf(err) != errs.InvalidInput {
+		t.Errorf("unknown bytes: %v", err)
+	}
+}
+
 // Every party field of an e-invoice lands in the result.
 func TestEInvoiceParties(t *testing.T) {
 	r, check, err := New(Options{}).Extract(context.Background(), read(t, "ubl-creditnote-noprefix.xml"), "application/xml")
