@@ -105,6 +105,12 @@ func readCII(root *node) (Invoice, error) {
 			TaxCategory:  ltax.str("CategoryCode"),
 			TaxRate:      nums.opt(ltax.child("RateApplicablePercent"), "RateApplicablePercent"),
 		}
+		if lp := it.at("SpecifiedLineTradeSettlement", "BillingSpecifiedPeriod"); lp != nil {
+			l.Period = Period{
+				Start: ds.cii(lp.child("StartDateTime"), "SpecifiedLineTradeSettlement/BillingSpecifiedPeriod/StartDateTime"),
+				End:   ds.cii(lp.child("EndDateTime"), "SpecifiedLineTradeSettlement/BillingSpecifiedPeriod/EndDateTime"),
+			}
+		}
 		if l.Description == "" {
 			l.Description = prod.str("Description")
 		}

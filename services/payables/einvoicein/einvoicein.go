@@ -159,6 +159,9 @@ type Line struct {
 	NetAmount    decimal.Decimal // BT-131
 	TaxCategory  string          // BT-151
 	TaxRate      decimal.Decimal // BT-152, percent
+	// Period is the line's invoicing period (BG-26, BT-134/135), where
+	// the delivery time is given per line instead of for the invoice.
+	Period Period
 }
 
 // TaxBreakdown is one VAT breakdown (BG-23).

@@ -110,6 +110,12 @@ func readUBL(root *node) (Invoice, error) {
 			TaxCategory:  tax.str("ID"),
 			TaxRate:      nums.opt(tax.child("Percent"), "ClassifiedTaxCategory/Percent"),
 		}
+		if lp := it.child("InvoicePeriod"); lp != nil {
+			l.Period = Period{
+				Start: ds.ubl(lp.child("StartDate"), lineEl+"/InvoicePeriod/StartDate"),
+				End:   ds.ubl(lp.child("EndDate"), lineEl+"/InvoicePeriod/EndDate"),
+			}
+		}
 		if l.Description == "" {
 			l.Description = item.str("Description")
 		}

@@ -45,7 +45,19 @@ func fromEInvoice(inv einvoicein.Invoice) (payablesv1.OCRResult, []payablesv1.Ch
 	default:
 		r.Source = SourceCII
 	}
-	if p := inv.DeliveryPeriod; !p.Start.IsZero() || !p.End.IsZero() {
+	p := inv.DeliveryPeriod
+	if p.Start.IsZero() && p.End.IsZero() {
+		// The delivery time given per line (BG-26): their span.
+		for _, l := range inv.Lines {
+			if !l.Period.Start.IsZero() && (p.Start.IsZero() || l.Period.Start.Before(p.Start)) {
+				p.Start = l.Period.Start
+			}
+			if l.Period.End.After(p.End) {
+				p.End = l.Period.End
+			}
+		}
+	}
+	if !p.Start.IsZero() || !p.End.IsZero() {
 		r.ServicePeriod = &payablesv1.Period{Start: dayString(p.Start), End: dayString(p.End)}
 	}
 	for _, t := range inv.TaxBreakdown {

@@ -124,13 +124,15 @@ func TestEInvoices(t *testing.T) {
 			Rates: []string{"S 6 183.23 10.99", "S 21 46.37 9.74"},
 		}, failing: []string{"UStG 14(4) Nr. 6 missing"}}, // no delivery date or period
 		{file: "kosit-01.01a-INVOICE_uncefact.xml", mime: "text/xml", want: got{
-			Source: SourceCII, Number: "123456XX", Date: "2016-04-04",
+			// The period is given on the first line only (BG-26).
+			Source: SourceCII, Number: "123456XX", Date: "2016-04-04", Period: "2016-01-01..2016-12-31",
 			Net: "314.86", Tax: "22.04", Gross: "336.9", Currency: "EUR", Rates: []string{"S 7 314.86 22.04"},
-		}, failing: []string{"UStG 14(4) Nr. 6 missing"}}, // the period 2016-01-01..2016-12-31 is given per line only
+		}},
 		{file: "kosit-01.01a-INVOICE_ubl.xml", mime: "application/xml", want: got{
-			Source: SourceUBL, Number: "123456XX", Date: "2016-04-04",
+			// The period is given on the first line only (BG-26).
+			Source: SourceUBL, Number: "123456XX", Date: "2016-04-04", Period: "2016-01-01..2016-12-31",
 			Net: "314.86", Tax: "22.04", Gross: "336.9", Currency: "EUR", Rates: []string{"S 7 314.86 22.04"},
-		}, failing: []string{"UStG 14(4) Nr. 6 missing"}}, // the period 2016-01-01..2016-12-31 is given per line only
+		}},
 		{file: "kosit-01.05a-INVOICE_uncefact.xml", mime: "application/xml", want: got{
 			Source: SourceCII, Number: "PRG1502112", Date: "2015-04-24", Period: "2015-04-20..2015-04-24",
 			Net: "8870", Tax: "1685.3", Gross: "10555.3", Currency: "EUR", Rates: []string{"S 19 8870 1685.3"},
