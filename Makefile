@@ -51,16 +51,19 @@ fuzz: ## a short run of every fuzz target of a parser of outside input (FUZZTIME
 	$(GO) test -run '^$$' -fuzz '^FuzzCII$$' -fuzztime $(FUZZTIME) ./services/receivables/einvoice/
 	$(GO) test -run '^$$' -fuzz '^FuzzRead$$' -fuzztime $(FUZZTIME) ./services/payables/einvoicein/
 	$(GO) test -run '^$$' -fuzz '^FuzzWalk$$' -fuzztime $(FUZZTIME) ./services/payables/mailin/
+	$(GO) test -run '^$$' -fuzz '^FuzzFieldRules$$' -fuzztime $(FUZZTIME) ./services/payables/extract/
 
 chaos: ## fault tests: the platform on a 3-node NATS cluster (real processes), each node SIGKILLed in turn under load; the bank process SIGKILLed mid-import and mid-reconcile; nothing may be lost or doubled
 	@deploy/dev/ensure-services.sh
 	$(GO) test -tags chaos -count=1 -p 1 -timeout 10m -run '^(TestChaos|TestBankCrash)$$' -v ./deploy/allinone/
 
-bench: ## postings/s through the gateway (32 clients, fsync on), DATEV export of 1M events, report and export benchmarks, extraction queue drain (1 and 2 workers)
+bench: ## postings/s through the gateway (32 clients, fsync on), DATEV export of 1M events, report and export benchmarks, e-invoices/s, OCR s/page, extraction queue drain (1 and 2 workers)
 	$(GO) run ./deploy/bench/ledgerbench -clients 32 -duration 20s -export 1000000
 	$(GO) test -run '^$$' -bench 'Reports' -benchtime 50x ./services/reporting/postgres/
 	$(GO) test -run '^$$' -bench 'ExtractQueueDrain' -benchtime 5x ./deploy/allinone/
 	$(GO) test -run '^$$' -bench . -benchtime 1x $(PKGS)
+	$(GO) test -run '^$$' -bench '^BenchmarkExtractEInvoice$$' -benchtime 2000x ./services/payables/extract/
+	OMP_THREAD_LIMIT=1 $(GO) test -run '^$$' -bench '^BenchmarkOCRPage$$' -benchtime 3x -cpu 1 ./services/payables/extract/
 
 lint: ## gofmt check (fails on any unformatted file) and go vet
 	@unformatted="$$(gofmt -l $$(git ls-files --cached --others --exclude-standard -- '*.go' 2>/dev/null || find . -name '*.go' -not -path './.data/*'))"; \

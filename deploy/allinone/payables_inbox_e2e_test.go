@@ -284,7 +284,14 @@ func TestPayablesInbox(t *testing.T) {
 	}
 	p.expectError(403, "FORBIDDEN", "GET", "/v1/payables/ingestion-log", outsider, nil)
 
-	// The inbox: pending by default, newest first.
+	// The inbox: pending by default, newest first (once the OCR worker
+	// is through with the items: one being read is processing).
+	eventually(t, 60*time.Second, func() error {
+		if n := count(t, p.owner, `SELECT count(*) FROM payables.extractions WHERE tenant_id = $1 AND state IN ('queued', 'running')`, tenant); n > 0 {
+			return fmt.Errorf("%d extractions still at work", n)
+		}
+		return nil
+	})
 	inbox := p.must(200, "GET", "/v1/inbox", reader, nil).list("items")
 	var names []string
 	for _, it := range inbox {

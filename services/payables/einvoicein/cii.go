@@ -25,6 +25,11 @@ func readCII(root *node) (Invoice, error) {
 		Currency: set.str("InvoiceCurrencyCode"),
 	}
 	inv.IsCreditNote = creditNoteTypes[inv.TypeCode]
+	for _, n := range doc.all("IncludedNote") {
+		if c := n.str("Content"); c != "" {
+			inv.Notes = append(inv.Notes, c)
+		}
+	}
 	inv.IssueDate = ds.cii(doc.child("IssueDateTime"), "IssueDateTime")
 	inv.DeliveryDate = ds.cii(dlv.at("ActualDeliverySupplyChainEvent", "OccurrenceDateTime"), "ActualDeliverySupplyChainEvent")
 	period := set.child("BillingSpecifiedPeriod")
@@ -99,6 +104,12 @@ func readCII(root *node) (Invoice, error) {
 			NetAmount:    nums.req(it.at("SpecifiedLineTradeSettlement", "SpecifiedTradeSettlementLineMonetarySummation", "LineTotalAmount"), "LineTotalAmount"),
 			TaxCategory:  ltax.str("CategoryCode"),
 			TaxRate:      nums.opt(ltax.child("RateApplicablePercent"), "RateApplicablePercent"),
+		}
+		if lp := it.at("SpecifiedLineTradeSettlement", "BillingSpecifiedPeriod"); lp != nil {
+			l.Period = Period{
+				Start: ds.cii(lp.child("StartDateTime"), "SpecifiedLineTradeSettlement/BillingSpecifiedPeriod/StartDateTime"),
+				End:   ds.cii(lp.child("EndDateTime"), "SpecifiedLineTradeSettlement/BillingSpecifiedPeriod/EndDateTime"),
+			}
 		}
 		if l.Description == "" {
 			l.Description = prod.str("Description")

@@ -110,6 +110,9 @@ type Invoice struct {
 	PaymentTerms     string // BT-20, several terms joined by newlines
 	PaymentReference string // BT-83, remittance information
 	PrecedingInvoice string // BT-25, the invoice a correction refers to
+	// Notes are the invoice notes (BG-1, BT-22) in document order: a
+	// reverse-charge or exemption remark is often written there.
+	Notes []string
 }
 
 // Period is a date range; either end may be zero.
@@ -156,6 +159,9 @@ type Line struct {
 	NetAmount    decimal.Decimal // BT-131
 	TaxCategory  string          // BT-151
 	TaxRate      decimal.Decimal // BT-152, percent
+	// Period is the line's invoicing period (BG-26, BT-134/135), where
+	// the delivery time is given per line instead of for the invoice.
+	Period Period
 }
 
 // TaxBreakdown is one VAT breakdown (BG-23).

@@ -299,7 +299,7 @@ func TestReadLines(t *testing.T) {
 		}},
 		{"kosit-02.01a-INVOICE_ubl.xml", []Line{
 			{ID: "1", Description: "Beratung", Quantity: dec("33"), Unit: "XPP", UnitPrice: dec("143.75"),
-				NetAmount: dec("4743.75"), TaxCategory: "S", TaxRate: dec("19")},
+				NetAmount: dec("4743.75"), TaxCategory: "S", TaxRate: dec("19"), Period: Period{day(2016, 1, 1), day(2016, 12, 31)}},
 			{ID: "2", Description: "Beratung", Quantity: dec("42"), Unit: "XPP", UnitPrice: dec("143.75"),
 				NetAmount: dec("6037.5"), TaxCategory: "S", TaxRate: dec("19")},
 		}},

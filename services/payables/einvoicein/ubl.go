@@ -28,6 +28,11 @@ func readUBL(root *node) (Invoice, error) {
 	if creditNoteTypes[inv.TypeCode] {
 		inv.IsCreditNote = true
 	}
+	for _, n := range root.all("Note") {
+		if n.text != "" {
+			inv.Notes = append(inv.Notes, n.text)
+		}
+	}
 	inv.IssueDate = ds.ubl(root.child("IssueDate"), "IssueDate")
 	inv.DueDate = ds.ubl(root.child("DueDate"), "DueDate")
 	inv.DeliveryDate = ds.ubl(root.at("Delivery", "ActualDeliveryDate"), "Delivery/ActualDeliveryDate")
@@ -104,6 +109,12 @@ func readUBL(root *node) (Invoice, error) {
 			NetAmount:    nums.req(it.child("LineExtensionAmount"), lineEl+"/LineExtensionAmount"),
 			TaxCategory:  tax.str("ID"),
 			TaxRate:      nums.opt(tax.child("Percent"), "ClassifiedTaxCategory/Percent"),
+		}
+		if lp := it.child("InvoicePeriod"); lp != nil {
+			l.Period = Period{
+				Start: ds.ubl(lp.child("StartDate"), lineEl+"/InvoicePeriod/StartDate"),
+				End:   ds.ubl(lp.child("EndDate"), lineEl+"/InvoicePeriod/EndDate"),
+			}
 		}
 		if l.Description == "" {
 			l.Description = item.str("Description")

@@ -15,12 +15,13 @@ import (
 	"github.com/ledgerplatform/ledger/pkg/idem"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
 	"github.com/ledgerplatform/ledger/services/payables"
+	"github.com/ledgerplatform/ledger/services/payables/extract"
 	"github.com/ledgerplatform/ledger/services/payables/postgres"
 )
 
 // Service declares the payables service.
 func Service(getenv func(string) string) (daemon.Service, error) {
-	return ServiceWith(payables.EInvoiceExtractor{})(getenv)
+	return ServiceWith(extract.New(extract.Options{}))(getenv)
 }
 
 // ServiceWith declares the payables service reading invoice documents
