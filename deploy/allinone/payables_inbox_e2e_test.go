@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"mime/multipart"
 	"net/textproto"
@@ -413,4 +414,69 @@ func TestInboundEmailLarge(t *testing.T) {
 		t.Fatalf("SendGrid form (-want +got):\n%s", diff)
 	}
 	p.wantCount(2, `SELECT count(*) FROM payables.inbox_items WHERE tenant_id = $1`, tenant)
+}
+
+// TestInboxScannedInvoice: a scanned invoice (a 200 dpi greyscale JPEG
+// with noise and a slight skew, as an office scanner writes it) uploaded
+// to the inbox is read by the OCR worker with Tesseract and waits in the
+// review queue with the right totals per rate, matched to its vendor by
+// name.
+func TestInboxScannedInvoice(t *testing.T) {
+	p, admin, tenant := setup(t, nil, "Scan GmbH")
+	w := p.apiKey(admin, "kreditoren:read", "kreditoren:write")
+	vendor := p.must(201, "POST", "/v1/vendors", w, map[string]any{"name": "Bürobedarf Schmidt GmbH"}).str("id")
+	scan := readRepoFile(t, "deploy", "allinone", "testdata", "scans", "scan-de-19-7.jpg")
+	item := p.upload(201, "/v1/inbox", w, fileField("scan.jpg", "image/jpeg", scan))
+	var caseID string
+	eventually(t, 90*time.Second, func() error {
+		return p.owner.QueryRow(context.Background(), `SELECT review_case_id FROM payables.inbox_items
+			WHERE tenant_id = $1 AND id = $2 AND review_case_id IS NOT NULL`, tenant, item.str("id")).Scan(&caseID)
+	})
+	var got struct {
+		Source      string `json:"source"`
+		Gross       string
+		Breakdown   []string
+		VendorMatch string
+	}
+	var ocr struct {
+		Source       string `json:"source"`
+		InvoiceNo    string `json:"invoice_number"`
+		TotalNet     any    `json:"total_net"`
+		TotalTax     any    `json:"total_tax"`
+		TotalGross   any    `json:"total_gross"`
+		TaxBreakdown []struct {
+			Rate, Net, Tax any
+		} `json:"tax_breakdown"`
+	}
+	var raw []byte
+	if err := p.owner.QueryRow(context.Background(), `SELECT ocr_result FROM payables.extractions WHERE tenant_id = $1 AND inbox_item_id = $2 AND state = 'done'`,
+		tenant, item.str("id")).Scan(&raw); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &ocr); err != nil {
+		t.Fatal(err)
+	}
+	got.Source, got.Gross = ocr.Source, fmt.Sprint(ocr.TotalNet, " ", ocr.TotalTax, " ", ocr.TotalGross)
+	for _, b := range ocr.TaxBreakdown {
+		got.Breakdown = append(got.Breakdown, fmt.Sprint(b.Rate, " ", b.Net, " ", b.Tax))
+	}
+	inbox := p.must(200, "GET", "/v1/inbox", w, nil).list("items")
+	if len(inbox) == 1 {
+		if m, ok := inbox[0]["vendor_match"].(map[string]any); ok {
+			got.VendorMatch = fmt.Sprint(m["status"], " ", m["vendor_id"] == vendor)
+		}
+	}
+	want := struct {
+		Source      string `json:"source"`
+		Gross       string
+		Breakdown   []string
+		VendorMatch string
+	}{"ocr", "250.4 37.68 288.08", []string{"19 167.9 31.9", "7 82.5 5.78"}, "matched true"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("the scan's extraction (-want +got):\n%s\n%s", diff, raw)
+	}
+	rc := p.must(200, "GET", "/v1/invoice-review-cases/"+caseID, w, nil)
+	if !strings.Contains(string(rc.Raw), `"total_gross":288.08`) {
+		t.Fatalf("review case %s", rc.Raw)
+	}
 }

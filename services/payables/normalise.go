@@ -133,11 +133,21 @@ func Normalise(ocr payablesv1.OCRResult, vendor *Vendor) payablesv1.ReviewInvoic
 		r := ocr.TaxBreakdown[0].Rate
 		onlyRate = &r
 	}
+	// The lines are taken when each has its total and together they make
+	// the stated net: a scan's table is often read in part (a line lost
+	// to a smudge), and then the totals per rate, which the reading
+	// checked against the gross, are the better source.
 	withTotals := len(ocr.LineItems) > 0
+	sum := decimal.Zero
 	for _, l := range ocr.LineItems {
 		if l.LineTotal == nil {
 			withTotals = false
+			continue
 		}
+		sum = sum.Add(l.LineTotal.Decimal.Round(2))
+	}
+	if ocr.TotalNet != nil && !sum.Equal(ocr.TotalNet.Decimal.Round(2)) && len(ocr.TaxBreakdown) > 0 {
+		withTotals = false
 	}
 	switch {
 	case withTotals:
