@@ -20,6 +20,7 @@ help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  %-8s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 run: ## the whole platform in one process on :8080 (embedded NATS, data under .data/)
+	@deploy/dev/ensure-packages.sh runtime
 	@mkdir -p $(BIN)
 	$(GO) build -o $(BIN)/allinone ./deploy/allinone/cmd/allinone
 	LOG_FORMAT=$${LOG_FORMAT:-text} exec $(BIN)/allinone

@@ -7,13 +7,16 @@
 #   pdftotext, pdftoppm (poppler-utils), tesseract with German and English
 #   (tesseract-ocr, tesseract-ocr-deu, tesseract-ocr-eng)
 #                                     payables/extract reads invoice PDFs and scans
-# Nothing is downloaded at run time of the platform; this is for `make test`
-# (the runtime image installs the extraction tools itself).
+# Nothing is downloaded at run time of the platform; `make test` runs this,
+# and `make run` runs it with `runtime` for the extraction tools only (the
+# container image installs those itself).
 set -euo pipefail
 missing=()
-command -v xmllint >/dev/null || missing+=(libxml2-utils)
-command -v java >/dev/null || missing+=(default-jre-headless)
-[[ -f /usr/share/java/Saxon-HE.jar ]] || missing+=(libsaxonhe-java)
+if [[ ${1:-} != runtime ]]; then
+  command -v xmllint >/dev/null || missing+=(libxml2-utils)
+  command -v java >/dev/null || missing+=(default-jre-headless)
+  [[ -f /usr/share/java/Saxon-HE.jar ]] || missing+=(libsaxonhe-java)
+fi
 { command -v pdfdetach && command -v pdftotext && command -v pdftoppm; } >/dev/null || missing+=(poppler-utils)
 command -v tesseract >/dev/null || missing+=(tesseract-ocr)
 langs=$(tesseract --list-langs 2>/dev/null || true)
