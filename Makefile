@@ -40,19 +40,22 @@ test: tools ## go vet, then every test against real Postgres, NATS (embedded) an
 # can report "context deadline exceeded" as a failure when the time runs out
 # while a worker is busy (go.dev/issue/75804, fixed in Go 1.27).
 FUZZTIME ?= 4000x
+# How long the fuzzer may shrink each new interesting input: its default
+# (60 s each) made a run of a slow target take minutes while counting nothing.
+FUZZMIN ?= 10x
 fuzz: ## a short run of every fuzz target of a parser of outside input (FUZZTIME each, default 4000 inputs)
-	$(GO) test -run '^$$' -fuzz '^FuzzVerify$$' -fuzztime $(FUZZTIME) ./pkg/natsauth/
-	$(GO) test -run '^$$' -fuzz '^FuzzClientAddr$$' -fuzztime $(FUZZTIME) ./gateway/
-	$(GO) test -run '^$$' -fuzz '^FuzzAdjust$$' -fuzztime $(FUZZTIME) ./services/ledger/
-	$(GO) test -run '^$$' -fuzz '^FuzzBoundary$$' -fuzztime $(FUZZTIME) ./gateway/contract/
-	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./services/bank/csvimport/
-	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./services/bank/mt940/
-	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./services/bank/camt/
-	$(GO) test -run '^$$' -fuzz '^FuzzScanner$$' -fuzztime $(FUZZTIME) ./services/bank/camt/
-	$(GO) test -run '^$$' -fuzz '^FuzzCII$$' -fuzztime $(FUZZTIME) ./services/receivables/einvoice/
-	$(GO) test -run '^$$' -fuzz '^FuzzRead$$' -fuzztime $(FUZZTIME) ./services/payables/einvoicein/
-	$(GO) test -run '^$$' -fuzz '^FuzzWalk$$' -fuzztime $(FUZZTIME) ./services/payables/mailin/
-	$(GO) test -run '^$$' -fuzz '^FuzzFieldRules$$' -fuzztime $(FUZZTIME) ./services/payables/extract/
+	$(GO) test -run '^$$' -fuzz '^FuzzVerify$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./pkg/natsauth/
+	$(GO) test -run '^$$' -fuzz '^FuzzClientAddr$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./gateway/
+	$(GO) test -run '^$$' -fuzz '^FuzzAdjust$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./services/ledger/
+	$(GO) test -run '^$$' -fuzz '^FuzzBoundary$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./gateway/contract/
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./services/bank/csvimport/
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./services/bank/mt940/
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./services/bank/camt/
+	$(GO) test -run '^$$' -fuzz '^FuzzScanner$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./services/bank/camt/
+	$(GO) test -run '^$$' -fuzz '^FuzzCII$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./services/receivables/einvoice/
+	$(GO) test -run '^$$' -fuzz '^FuzzRead$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./services/payables/einvoicein/
+	$(GO) test -run '^$$' -fuzz '^FuzzWalk$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./services/payables/mailin/
+	$(GO) test -run '^$$' -fuzz '^FuzzFieldRules$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./services/payables/extract/
 
 chaos: ## fault tests: the platform on a 3-node NATS cluster (real processes), each node SIGKILLed in turn under load; the bank process SIGKILLed mid-import and mid-reconcile; nothing may be lost or doubled
 	@deploy/dev/ensure-services.sh
