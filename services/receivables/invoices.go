@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/ledgerplatform/ledger/contracts/identityv1"
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
@@ -657,15 +658,50 @@ func bodyHash(b []byte) string {
 // CreateInvoice checks a new invoice and stores it as a draft or issues it
 // at once.
 func (s *Invoicing) CreateInvoice(ctx context.Context, tenantID string, req Request, in receivablesv1.InvoiceInput) (receivablesv1.InvoiceCreated, error) {
-	codes, err := s.ledger.TaxCodes(ctx, tenantID)
-	if err != nil {
-		return receivablesv1.InvoiceCreated{}, errs.Wrap("receivables.CreateInvoice: tax codes", err)
+	// What the invoice needs of the ledger (tax codes), identity (the
+	// seller) and the store (debtor, settings) is asked at once: one round
+	// trip of waiting instead of four in a row. A request the checks
+	// refuse has asked for nothing it did not need to answer.
+	var (
+		codes        []ledgerv1.TaxCode
+		d            Debtor
+		debtorErr    error
+		pre          *prepared
+		fetchedDebID = in.DebtorID
+	)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) {
+		codes, err = s.ledger.TaxCodes(gctx, tenantID)
+		return errs.Wrap("receivables.CreateInvoice: tax codes", err)
+	})
+	if ValidID(in.DebtorID) {
+		g.Go(func() error {
+			d, debtorErr = s.debtors.Debtor(gctx, tenantID, in.DebtorID)
+			return nil // judged after the input's checks
+		})
+	}
+	if !in.Draft {
+		pre = &prepared{}
+		g.Go(func() (err error) {
+			pre.tenant, err = s.tenants.Tenant(gctx, tenantID)
+			return errs.Wrap("receivables.CreateInvoice: tenant", err)
+		})
+		g.Go(func() (err error) {
+			pre.settings, err = s.store.InvoiceSettings(gctx, tenantID)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return receivablesv1.InvoiceCreated{}, err
 	}
 	r, err := CheckInvoiceInput(in, codes)
 	if err != nil {
 		return receivablesv1.InvoiceCreated{}, err
 	}
-	d, err := s.debtors.Debtor(ctx, tenantID, r.DebtorID)
+	if r.DebtorID != fetchedDebID || !ValidID(in.DebtorID) {
+		d, debtorErr = s.debtors.Debtor(ctx, tenantID, r.DebtorID)
+	}
+	err = debtorErr
 	if e := errs.As(err); e != nil && e.Code == errs.NotFound {
 		return receivablesv1.InvoiceCreated{}, &errs.Error{Code: errs.NotFound, Message: "debtor " + r.DebtorID + " not found",
 			Details: []errs.Detail{errs.Field("debtor_id", "no debtor of the tenant")}, Err: err}
@@ -689,12 +725,12 @@ func (s *Invoicing) CreateInvoice(ctx context.Context, tenantID string, req Requ
 		r.ID = InvoiceIDFor(tenantID, req.Actor, req.IdempotencyKey)
 	}
 	r.RequestHash = bodyHash(req.Body)
-	var pre *prepared
 	var issue func(number string) (einvoice.Document, error)
 	if !in.Draft {
-		// Everything the document needs is asked and checked before
-		// anything is written: a refusal takes no number.
-		if pre, err = s.prepare(ctx, tenantID, r, d); err != nil {
+		// Everything the document needs is checked before anything is
+		// written: a refusal takes no number.
+		pre.debtor = d
+		if err := pre.check(r); err != nil {
 			return receivablesv1.InvoiceCreated{}, err
 		}
 		issue = pre.document(r)
@@ -748,15 +784,22 @@ func (s *Invoicing) prepare(ctx context.Context, tenantID string, r InvoiceRecor
 	if err != nil {
 		return nil, err
 	}
-	if d.LeitwegID != nil && set.PaymentIBAN == nil {
-		return nil, &errs.Error{Code: errs.Conflict, Message: "set the payment account first: XRechnung requires the IBAN payments go to (PUT /v1/receivables/settings)",
+	pre := &prepared{debtor: d, tenant: t, settings: set}
+	return pre, pre.check(r)
+}
+
+// check validates r's document with a placeholder number against the
+// seller, buyer and settings gathered.
+func (pre *prepared) check(r InvoiceRecord) error {
+	if pre.debtor.LeitwegID != nil && pre.settings.PaymentIBAN == nil {
+		return &errs.Error{Code: errs.Conflict, Message: "set the payment account first: XRechnung requires the IBAN payments go to (PUT /v1/receivables/settings)",
 			Details: []errs.Detail{errs.Field("settings.payment_iban", "required for XRechnung")}}
 	}
-	doc := BuildDocument(r, placeholderNumber, d, t, set)
+	doc := BuildDocument(r, placeholderNumber, pre.debtor, pre.tenant, pre.settings)
 	if err := doc.Compute(); err != nil {
-		return nil, documentFields(err)
+		return documentFields(err)
 	}
-	return &prepared{debtor: d, tenant: t, settings: set}, nil
+	return nil
 }
 
 // document is the function that builds r's document once its number is
