@@ -11,6 +11,7 @@ import (
 	"github.com/ledgerplatform/ledger/pkg/daemon"
 	"github.com/ledgerplatform/ledger/pkg/idem"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
+	"github.com/ledgerplatform/ledger/pkg/uploads"
 	"github.com/ledgerplatform/ledger/services/bank"
 	"github.com/ledgerplatform/ledger/services/bank/postgres"
 )
@@ -28,7 +29,7 @@ func Service(func(string) string) (daemon.Service, error) {
 			if err != nil {
 				return daemon.Parts{}, err
 			}
-			svc.WithFiles(&Uploads{JS: env.JS}, Parsers()).WithJobs(imports.Wait)
+			svc.WithFiles(&uploads.Bucket{JS: env.JS}, Parsers()).WithJobs(imports.Wait)
 			consumers := []natsx.Consumer{OpenItems(bank.NewOpenItems(store))}
 			if imports.Workers > 0 {
 				consumers = append(consumers, ImportJobs(svc, imports))

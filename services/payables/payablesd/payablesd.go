@@ -14,6 +14,7 @@ import (
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/pkg/idem"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
+	"github.com/ledgerplatform/ledger/pkg/uploads"
 	"github.com/ledgerplatform/ledger/services/payables"
 	"github.com/ledgerplatform/ledger/services/payables/extract"
 	"github.com/ledgerplatform/ledger/services/payables/postgres"
@@ -59,7 +60,7 @@ func service(extractor payables.Extractor) daemon.Service {
 				return daemon.Parts{Consumers: consumers}, nil
 			}
 			svc := payables.New(store, ledger).
-				WithIntake(store, Documents{C: env.Client}, &Uploads{JS: env.JS}, env.Log, uuid.NewString)
+				WithIntake(store, Documents{C: env.Client}, &uploads.Bucket{JS: env.JS}, env.Log, uuid.NewString)
 			runs := payables.NewPaymentRuns(store, bankv1.Client{C: env.Client}, tenants{env.Client}, nil)
 			routes := append(Routes(svc), IntakeRoutes(svc)...)
 			routes = append(routes, ExtractRoutes(x)...)
