@@ -145,4 +145,3 @@ func (c csvSink) RowError(e csvimport.RowError) error {
 	}
 	return nil
 }
-

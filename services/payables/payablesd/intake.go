@@ -12,7 +12,6 @@ import (
 	"net/textproto"
 	"strings"
 
-
 	"github.com/ledgerplatform/ledger/contracts/gatewayv1"
 	"github.com/ledgerplatform/ledger/contracts/ledgerv1"
 	"github.com/ledgerplatform/ledger/contracts/payablesv1"
@@ -198,4 +197,3 @@ func (d Documents) Upload(ctx context.Context, tenantID, name, mimeType string, 
 	}
 	return doc.ID, nil
 }
-
