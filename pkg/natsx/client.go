@@ -1,10 +1,14 @@
 package natsx
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"mime"
+	"mime/multipart"
+	"net/textproto"
 	"net/url"
 	"strconv"
 	"time"
@@ -104,6 +108,28 @@ func (c *Client) Call(ctx context.Context, subject string, params url.Values, in
 // as the request's query.
 func (c *Client) CallQuery(ctx context.Context, subject string, params, query url.Values, out any) error {
 	return c.call(ctx, subject, &Request{Params: params, Query: query}, out)
+}
+
+// CallFile is Call for a route that takes an upload as the gateway sends
+// one: a multipart/form-data body with content as the file of field (a
+// name that is not ASCII goes as RFC 2231).
+func (c *Client) CallFile(ctx context.Context, subject, field, name, mimeType string, content []byte, out any) error {
+	var body bytes.Buffer
+	w := multipart.NewWriter(&body)
+	h := textproto.MIMEHeader{}
+	h.Set("Content-Disposition", mime.FormatMediaType("form-data", map[string]string{"name": field, "filename": name}))
+	h.Set("Content-Type", mimeType)
+	part, err := w.CreatePart(h)
+	if err == nil {
+		_, err = part.Write(content)
+	}
+	if err == nil {
+		err = w.Close()
+	}
+	if err != nil {
+		return fmt.Errorf("natsx.CallFile %s: encode: %w", subject, err)
+	}
+	return c.call(ctx, subject, &Request{Body: body.Bytes(), ContentType: w.FormDataContentType()}, out)
 }
 
 func (c *Client) call(ctx context.Context, subject string, req *Request, out any) error {

@@ -3,13 +3,11 @@ package payablesd
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"mime/multipart"
-	"net/textproto"
 	"strings"
 
 	"github.com/ledgerplatform/ledger/contracts/gatewayv1"
@@ -159,41 +157,19 @@ func ingestionFilter(_ context.Context, r *natsx.Request) (any, error) {
 // upload (multipart/form-data, field file).
 type Documents struct{ C *natsx.Client }
 
-// Upload implements payables.Documents.
+// Upload implements payables.Documents. No Idempotency-Key travels
+// along: the ledger keeps one document per SHA-256, which is what a retry
+// needs.
 func (d Documents) Upload(ctx context.Context, tenantID, name, mimeType string, content []byte) (string, error) {
-	var body bytes.Buffer
-	w := multipart.NewWriter(&body)
-	h := textproto.MIMEHeader{}
-	// FormatMediaType writes a name that is not ASCII as RFC 2231.
-	h.Set("Content-Disposition", mime.FormatMediaType("form-data", map[string]string{"name": "file", "filename": name}))
-	h.Set("Content-Type", mimeType)
-	part, err := w.CreatePart(h)
-	if err != nil {
-		return "", err
-	}
-	if _, err := part.Write(content); err != nil {
-		return "", err
-	}
-	if err := w.Close(); err != nil {
-		return "", err
-	}
-	// No Idempotency-Key: the ledger keeps one document per SHA-256,
-	// which is what a retry needs.
-	ctx = natsx.WithIdempotencyKey(rpc.ForTenant(ctx, tenantID), "")
-	reply, err := d.C.Do(ctx, ledgerv1.SubjectDocumentsUpload, &natsx.Request{Body: body.Bytes(), ContentType: w.FormDataContentType()})
-	if err != nil {
-		return "", err
-	}
-	if reply.ErrCode != "" {
-		var b errs.Body
-		_ = json.Unmarshal(reply.Body, &b)
-		return "", &errs.Error{Code: reply.ErrCode, Message: b.Error, Details: b.Details, Op: ledgerv1.SubjectDocumentsUpload}
-	}
 	var doc struct {
 		ID string `json:"id"`
 	}
-	if err := json.Unmarshal(reply.Body, &doc); err != nil || strings.TrimSpace(doc.ID) == "" {
-		return "", fmt.Errorf("payablesd.Documents: unreadable answer %.200q", reply.Body)
+	ctx = natsx.WithIdempotencyKey(rpc.ForTenant(ctx, tenantID), "")
+	if err := d.C.CallFile(ctx, ledgerv1.SubjectDocumentsUpload, "file", name, mimeType, content, &doc); err != nil {
+		return "", err
+	}
+	if strings.TrimSpace(doc.ID) == "" {
+		return "", fmt.Errorf("payablesd.Documents: the ledger answered no document id")
 	}
 	return doc.ID, nil
 }

@@ -1,12 +1,8 @@
 package receivablesd
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"mime/multipart"
-	"net/textproto"
 	"regexp"
 	"strings"
 
@@ -138,41 +134,19 @@ func (l invoiceLedger) Post(ctx context.Context, r ledgerv1.PostRequest) (ledger
 	return ledgerv1.Client{C: l.c}.Post(ctx, r)
 }
 
-// UploadPDF sends the PDF as the gateway sends an upload: a
-// multipart/form-data body with the field file.
+// UploadPDF sends the PDF as the gateway sends an upload. No
+// Idempotency-Key travels along: the ledger deduplicates documents by
+// their SHA-256, which is what a retry needs.
 func (l invoiceLedger) UploadPDF(ctx context.Context, tenantID, filename string, pdf []byte) (string, error) {
-	var body bytes.Buffer
-	w := multipart.NewWriter(&body)
-	h := textproto.MIMEHeader{}
-	h.Set("Content-Disposition", fmt.Sprintf(`form-data; name="file"; filename="%s"`, unsafeName.ReplaceAllString(filename, "_")))
-	h.Set("Content-Type", "application/pdf")
-	part, err := w.CreatePart(h)
-	if err != nil {
-		return "", err
-	}
-	if _, err := part.Write(pdf); err != nil {
-		return "", err
-	}
-	if err := w.Close(); err != nil {
-		return "", err
-	}
-	// No Idempotency-Key travels along: the ledger deduplicates documents
-	// by their SHA-256, which is what a retry needs.
-	ctx = natsx.WithIdempotencyKey(rpc.ForTenant(ctx, tenantID), "")
-	reply, err := l.c.Do(ctx, ledgerv1.SubjectDocumentsUpload, &natsx.Request{Body: body.Bytes(), ContentType: w.FormDataContentType()})
-	if err != nil {
-		return "", err
-	}
-	if reply.ErrCode != "" {
-		var b errs.Body
-		_ = json.Unmarshal(reply.Body, &b)
-		return "", &errs.Error{Code: reply.ErrCode, Message: b.Error, Details: b.Details, Op: ledgerv1.SubjectDocumentsUpload}
-	}
 	var doc struct {
 		ID string `json:"id"`
 	}
-	if err := json.Unmarshal(reply.Body, &doc); err != nil || strings.TrimSpace(doc.ID) == "" {
-		return "", fmt.Errorf("receivablesd.UploadPDF: unreadable answer %.200q", reply.Body)
+	ctx = natsx.WithIdempotencyKey(rpc.ForTenant(ctx, tenantID), "")
+	if err := l.c.CallFile(ctx, ledgerv1.SubjectDocumentsUpload, "file", unsafeName.ReplaceAllString(filename, "_"), "application/pdf", pdf, &doc); err != nil {
+		return "", err
+	}
+	if strings.TrimSpace(doc.ID) == "" {
+		return "", fmt.Errorf("receivablesd.UploadPDF: the ledger answered no document id")
 	}
 	return doc.ID, nil
 }
