@@ -34,6 +34,19 @@ func IntQuery(q url.Values, name string, def, lo, hi int) (int, error) {
 	return n, nil
 }
 
+// BoolQuery parses the optional query parameter name, 'true' or
+// 'false'; absent, it is nil.
+func BoolQuery(q url.Values, name string) (*bool, error) {
+	switch v := q.Get(name); v {
+	case "":
+		return nil, nil
+	case "true", "false":
+		b := v == "true"
+		return &b, nil
+	}
+	return nil, errs.Invalid("invalid query parameter "+name, errs.Field(name, "true or false"))
+}
+
 // WithID is a request on a resource: its path parameter id and its
 // strictly decoded body.
 type WithID[T any] struct {

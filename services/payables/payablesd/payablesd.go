@@ -113,13 +113,8 @@ func vendorFilter(_ context.Context, r *natsx.Request) (any, error) {
 	if f.Offset, err = natsx.IntQuery(r.Query, "offset", 0, 0, 1<<31-1); err != nil {
 		return nil, err
 	}
-	switch v := r.Query.Get("is_active"); v {
-	case "":
-	case "true", "false":
-		b := v == "true"
-		f.IsActive = &b
-	default:
-		return nil, errs.Invalid("invalid query parameter is_active", errs.Field("is_active", "true or false"))
+	if f.IsActive, err = natsx.BoolQuery(r.Query, "is_active"); err != nil {
+		return nil, err
 	}
 	if len([]rune(f.Search)) > payables.MaxSearchLength {
 		return nil, errs.Invalid("invalid query parameter search", errs.Field("search", "at most 100 characters"))
