@@ -14,12 +14,14 @@ import (
 	"bytes"
 	_ "embed"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/go-pdf/fpdf"
 	"github.com/shopspring/decimal"
+	"golang.org/x/text/encoding/charmap"
 
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/services/receivables/einvoice"
@@ -30,6 +32,14 @@ var (
 	fontRegular []byte
 	//go:embed assets/DejaVuSans-Bold.ttf
 	fontBold []byte
+	//go:embed assets/DejaVuSans-WinAnsi.json
+	winAnsiRegular []byte
+	//go:embed assets/DejaVuSans-WinAnsi.z
+	winAnsiRegularFile []byte
+	//go:embed assets/DejaVuSans-Bold-WinAnsi.json
+	winAnsiBold []byte
+	//go:embed assets/DejaVuSans-Bold-WinAnsi.z
+	winAnsiBoldFile []byte
 	//go:embed assets/sRGB.icc
 	iccSRGB []byte
 )
@@ -64,27 +74,14 @@ func Render(d einvoice.Document, xmlData []byte) ([]byte, error) {
 	}
 	issued, _ := time.Parse(time.DateOnly, d.IssueDate) // Compute checked it
 
-	pdf := fpdf.New("P", "mm", "A4", "")
-	pdf.SetCompression(true)
-	// Resources in a fixed order: fpdf otherwise walks its font map in Go's
-	// random map order, and the same invoice would render to other bytes.
-	pdf.SetCatalogSort(true)
-	pdf.AddUTF8FontFromBytes(font, "", fontRegular)
-	pdf.AddUTF8FontFromBytes(font, "B", fontBold)
-	pdf.SetMargins(marginL, 15, marginR)
-	pdf.SetAutoPageBreak(false, 0)
-	pdf.AliasNbPages("{nb}")
-	r := &renderer{pdf: pdf, d: &d}
-	pdf.SetFooterFunc(r.footer)
-	r.render()
-	if err := pdf.Error(); err != nil {
+	body, err := layout(&d, true)
+	if errors.Is(err, errNotWinAnsi) {
+		body, err = layout(&d, false)
+	}
+	if err != nil {
 		return nil, errs.Wrap(op, err)
 	}
-	var body bytes.Buffer
-	if err := pdf.Output(&body); err != nil {
-		return nil, errs.Wrap(op, err)
-	}
-	out, err := finish(body.Bytes(), pdfaInfo{
+	out, err := finish(body, pdfaInfo{
 		title:      title(&d) + " " + d.Number,
 		author:     d.Seller.Name,
 		subject:    fmt.Sprintf("%s %s vom %s an %s", title(&d), d.Number, germanDate(d.IssueDate), d.Buyer.Name),
@@ -97,6 +94,49 @@ func Render(d einvoice.Document, xmlData []byte) ([]byte, error) {
 		return nil, errs.Wrap(op, err)
 	}
 	return out, nil
+}
+
+// errNotWinAnsi stops a layout in the WinAnsi fonts at the first character
+// Windows-1252 lacks.
+var errNotWinAnsi = errors.New("text outside Windows-1252")
+
+// layout lays the invoice out with fpdf. Most invoices are written in
+// Windows-1252 (WinAnsi) fonts: fpdf reads their prepared widths and
+// embeds their small font programs as they are, where a Unicode font is
+// parsed, hashed and subset on every document, nine tenths of the render
+// time. Text beyond Windows-1252 (a Polish or Greek name, say) makes the
+// WinAnsi layout fail with errNotWinAnsi, and the caller lays the document
+// out again in the Unicode fonts.
+func layout(d *einvoice.Document, winAnsi bool) ([]byte, error) {
+	pdf := fpdf.New("P", "mm", "A4", "")
+	pdf.SetCompression(true)
+	// Resources in a fixed order: fpdf otherwise walks its font map in Go's
+	// random map order, and the same invoice would render to other bytes.
+	pdf.SetCatalogSort(true)
+	if winAnsi {
+		pdf.AddFontFromBytes(font, "", winAnsiRegular, winAnsiRegularFile)
+		pdf.AddFontFromBytes(font, "B", winAnsiBold, winAnsiBoldFile)
+	} else {
+		pdf.AddUTF8FontFromBytes(font, "", fontRegular)
+		pdf.AddUTF8FontFromBytes(font, "B", fontBold)
+	}
+	pdf.SetMargins(marginL, 15, marginR)
+	pdf.SetAutoPageBreak(false, 0)
+	pdf.AliasNbPages("{nb}")
+	r := &renderer{pdf: pdf, d: d, winAnsi: winAnsi}
+	pdf.SetFooterFunc(r.footer)
+	r.render()
+	if r.notWinAnsi {
+		return nil, errNotWinAnsi
+	}
+	if err := pdf.Error(); err != nil {
+		return nil, err
+	}
+	var body bytes.Buffer
+	if err := pdf.Output(&body); err != nil {
+		return nil, err
+	}
+	return body.Bytes(), nil
 }
 
 // AttachmentName is the name of the embedded XML: factur-x.xml, or
@@ -126,15 +166,74 @@ func title(d *einvoice.Document) string {
 }
 
 type renderer struct {
-	pdf *fpdf.Fpdf
-	d   *einvoice.Document
+	pdf        *fpdf.Fpdf
+	d          *einvoice.Document
+	winAnsi    bool // text is written in Windows-1252
+	notWinAnsi bool // and some did not fit
 }
 
 func (r *renderer) font(style string, size float64) { r.pdf.SetFont(font, style, size) }
 
+// encode gives s as the current fonts take it.
+func (r *renderer) encode(s string) string {
+	if !r.winAnsi {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	for _, c := range s {
+		e, ok := charmap.Windows1252.EncodeRune(c)
+		if !ok {
+			r.notWinAnsi = true
+			return ""
+		}
+		b = append(b, e)
+	}
+	return string(b)
+}
+
+// cell is fpdf's CellFormat for text in UTF-8.
+func (r *renderer) cell(w, h float64, s, border string, ln int, align string, fill bool) {
+	r.pdf.CellFormat(w, h, r.encode(s), border, ln, align, fill, 0, "")
+}
+
 func (r *renderer) text(x, y float64, s string) {
 	r.pdf.SetXY(x, y)
-	r.pdf.CellFormat(0, lineH, s, "", 0, "L", false, 0, "")
+	r.cell(0, lineH, s, "", 0, "L", false)
+}
+
+// split breaks s into lines that fit a cell w wide in the current font: at
+// spaces, inside a word only when the word alone is too wide, and at
+// newlines. fpdf's SplitText measures runes, which a WinAnsi font cannot.
+func (r *renderer) split(s string, w float64) []string {
+	room := w - 2*r.pdf.GetCellMargin()
+	fits := func(t string) bool { return r.pdf.GetStringWidth(r.encode(t)) <= room }
+	var lines []string
+	for _, para := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+		line := ""
+		for _, word := range strings.Fields(para) {
+			switch {
+			case line == "":
+				line = word
+			case fits(line + " " + word):
+				line += " " + word
+				continue
+			default:
+				lines = append(lines, line)
+				line = word
+			}
+			for !fits(line) {
+				head := []rune(line)
+				n := max(len(head)-1, 1)
+				for n > 1 && !fits(string(head[:n])) {
+					n--
+				}
+				lines = append(lines, string(head[:n]))
+				line = string(head[n:])
+			}
+		}
+		lines = append(lines, line)
+	}
+	return lines
 }
 
 func (r *renderer) render() {
@@ -246,7 +345,7 @@ func (r *renderer) tableHead() {
 	pdf.SetFillColor(235, 235, 235)
 	pdf.SetX(marginL)
 	for _, c := range cols {
-		pdf.CellFormat(c.w, 6, c.head, "B", 0, c.align, true, 0, "")
+		r.cell(c.w, 6, c.head, "B", 0, c.align, true)
 	}
 	pdf.Ln(7)
 }
@@ -269,7 +368,7 @@ func (r *renderer) lines() {
 	cur := currencyLabel(d.Currency)
 	for _, l := range d.Lines {
 		r.font("", 8.5)
-		desc := pdf.SplitText(l.Description, cols[1].w-1)
+		desc := r.split(l.Description, cols[1].w-1)
 		extra := ""
 		if l.Discount.IsPositive() {
 			extra = "abzgl. Rabatt " + germanAmount(l.Discount) + " " + cur
@@ -289,17 +388,17 @@ func (r *renderer) lines() {
 			if i == 1 {
 				for j, t := range desc {
 					pdf.SetXY(x, y+float64(j)*lineH)
-					pdf.CellFormat(c.w, lineH, t, "", 0, "L", false, 0, "")
+					r.cell(c.w, lineH, t, "", 0, "L", false)
 				}
 				if extra != "" {
 					r.font("", 7.5)
 					pdf.SetXY(x, y+float64(len(desc))*lineH)
-					pdf.CellFormat(c.w, lineH, extra, "", 0, "L", false, 0, "")
+					r.cell(c.w, lineH, extra, "", 0, "L", false)
 					r.font("", 8.5)
 				}
 			} else {
 				pdf.SetXY(x, y)
-				pdf.CellFormat(c.w, lineH, cells[i], "", 0, c.align, false, 0, "")
+				r.cell(c.w, lineH, cells[i], "", 0, c.align, false)
 			}
 			x += c.w
 		}
@@ -332,8 +431,8 @@ func (r *renderer) totals() {
 	for _, row := range rows {
 		r.font("", 8.5)
 		pdf.SetX(marginL + 60)
-		pdf.CellFormat(85, 5, row[0], "", 0, "R", false, 0, "")
-		pdf.CellFormat(30, 5, row[1], "", 1, "R", false, 0, "")
+		r.cell(85, 5, row[0], "", 0, "R", false)
+		r.cell(30, 5, row[1], "", 1, "R", false)
 	}
 	total := "Gesamtbetrag"
 	if d.TypeCode == einvoice.TypeCreditNote {
@@ -341,8 +440,8 @@ func (r *renderer) totals() {
 	}
 	r.font("B", 10)
 	pdf.SetX(marginL + 60)
-	pdf.CellFormat(85, 7, total, "T", 0, "R", false, 0, "")
-	pdf.CellFormat(30, 7, germanAmount(t.Grand)+" "+cur, "T", 1, "R", false, 0, "")
+	r.cell(85, 7, total, "T", 0, "R", false)
+	r.cell(30, 7, germanAmount(t.Grand)+" "+cur, "T", 1, "R", false)
 	pdf.Ln(3)
 }
 
@@ -389,12 +488,12 @@ func (r *renderer) texts() {
 	}
 	r.font("", 8.5)
 	for _, p := range paras {
-		ls := pdf.SplitText(p, contentW)
+		ls := r.split(p, contentW)
 		r.needSpace(float64(len(ls))*lineH+2, false)
 		r.font("", 8.5)
 		for _, l := range ls {
 			pdf.SetX(marginL)
-			pdf.CellFormat(contentW, lineH, l, "", 1, "L", false, 0, "")
+			r.cell(contentW, lineH, l, "", 1, "L", false)
 		}
 		pdf.Ln(1.5)
 	}
@@ -418,7 +517,7 @@ func (r *renderer) footer() {
 	r.text(marginL, 281, "Diese "+title(d)+" enthält die strukturierte E-Rechnung "+AttachmentName(d.Profile)+
 		" ("+conformanceLevel(d.Profile)+"); maßgeblich sind deren Daten.")
 	pdf.SetXY(marginL, 281)
-	pdf.CellFormat(contentW, lineH, fmt.Sprintf("Seite %d von {nb}", pdf.PageNo()), "", 0, "R", false, 0, "")
+	r.cell(contentW, lineH, fmt.Sprintf("Seite %d von {nb}", pdf.PageNo()), "", 0, "R", false)
 }
 
 func numberLabel(d *einvoice.Document) string {

@@ -4,13 +4,12 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-	"unicode/utf16"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/pdfcpu/pdfcpu/pkg/api"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
@@ -105,12 +104,31 @@ func TestRenderPDFAStructure(t *testing.T) {
 			if ctx.Encrypt != nil {
 				t.Errorf("encrypted; PDF/A forbids it")
 			}
-			// PDF/A: every font is embedded.
+			// PDF/A: every font is embedded. Text in Windows-1252 is set in
+			// simple TrueType fonts, which PDF/A wants non-symbolic and
+			// WinAnsi-encoded; other text in Unicode (Type0, Identity-H).
 			fonts := 0
+			wantFont := "TrueType WinAnsiEncoding"
+			if r.name == "intra-community-pl" {
+				wantFont = "Type0 Identity-H"
+			}
 			for nr, e := range ctx.Table {
 				d, ok := e.Object.(types.Dict)
 				if !ok {
 					continue
+				}
+				if ty := d.NameEntry("Type"); ty != nil && *ty == "Font" {
+					if sub := d.NameEntry("Subtype"); sub != nil && *sub != "CIDFontType2" {
+						got := *sub + " " + d["Encoding"].String()
+						if got != wantFont {
+							t.Errorf("font %d is %s, want %s", nr, got, wantFont)
+						}
+					}
+				}
+				if ty := d.NameEntry("Type"); ty != nil && *ty == "FontDescriptor" && wantFont == "TrueType WinAnsiEncoding" {
+					if f := d.IntEntry("Flags"); f == nil || *f&32 == 0 || *f&4 != 0 {
+						t.Errorf("font descriptor %d: /Flags %v, want non-symbolic", nr, f)
+					}
 				}
 				if ty := d.NameEntry("Type"); ty != nil && *ty == "FontDescriptor" {
 					fonts++
@@ -234,9 +252,8 @@ func TestRenderPDFAStructure(t *testing.T) {
 	}
 }
 
-// TestRenderTextLayer reads the text the PDF shows (the strings of its
-// content streams, UTF-16 under fpdf's Identity-H fonts) and looks for what
-// §14 Abs. 4 UStG asks of an invoice.
+// TestRenderTextLayer reads the text the PDF shows with a PDF text
+// extractor and looks for what §14 Abs. 4 UStG asks of an invoice.
 func TestRenderTextLayer(t *testing.T) {
 	for _, r := range renderAll(t) {
 		t.Run(r.name, func(t *testing.T) {
@@ -273,6 +290,9 @@ func TestRenderTextLayer(t *testing.T) {
 			case "foreign-usd":
 				want = append(want, "7.640,00 USD", "1.451,60 USD", "9.091,60 USD", "Summe USt in EUR (Kurs 0,9214)",
 					"1.337,50 €", "Umrechnungskurs: 1 USD = 0,9214 EUR")
+			case "intra-community-pl":
+				want = append(want, "Innergemeinschaftliche Lieferung", "POLEN", "Łódź", "ul. Żółkiewskiego 12",
+					"Dostawa wewnątrzwspólnotowa", "2.498,00 €")
 			case "intra-community":
 				want = append(want, "Innergemeinschaftliche Lieferung", "FRANKREICH", d.Buyer.VATID, "5.676,40 €")
 			case "reverse-charge":
@@ -388,17 +408,37 @@ func TestValidatorAcceptsThePDF(t *testing.T) {
 	}
 }
 
+// BenchmarkRender renders an invoice of five lines in three VAT groups,
+// once all in Windows-1252 (the WinAnsi fonts) and once to a buyer whose
+// name needs the Unicode fonts.
 func BenchmarkRender(b *testing.B) {
-	d := einvoicetest.Samples()[1].Doc // five lines, three VAT groups
-	b.ReportAllocs()
-	for b.Loop() {
-		x, err := einvoice.CII(d)
-		if err != nil {
-			b.Fatal(err)
+	sample := func(name string) einvoice.Document {
+		for _, s := range einvoicetest.Samples() {
+			if s.Name == name {
+				return s.Doc
+			}
 		}
-		if _, err := invoicepdf.Render(d, x); err != nil {
-			b.Fatal(err)
-		}
+		b.Fatalf("no sample %s", name)
+		return einvoice.Document{}
+	}
+	unicode := sample("mixed-19-7-0")
+	unicode.Buyer = sample("intra-community-pl").Buyer
+	for _, c := range []struct {
+		name string
+		doc  einvoice.Document
+	}{{"winansi", sample("mixed-19-7-0")}, {"unicode", unicode}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				x, err := einvoice.CII(c.doc)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := invoicepdf.Render(c.doc, x); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
@@ -414,119 +454,17 @@ func readContext(t testing.TB, pdf []byte) *model.Context {
 	return ctx
 }
 
-// pdfText returns the strings every page shows, one per line.
+// pdfText is the text layer as poppler's pdftotext reads it, in the order
+// the content streams write it.
 func pdfText(t testing.TB, pdf []byte) string {
 	t.Helper()
-	ctx := readContext(t, pdf)
-	var lines []string
-	for p := 1; p <= ctx.PageCount; p++ {
-		d, _, _, err := ctx.PageDict(p, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		content, err := ctx.PageContent(d, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines = append(lines, shownStrings(content)...)
+	cmd := exec.Command("pdftotext", "-raw", "-enc", "UTF-8", "-", "-")
+	cmd.Stdin = bytes.NewReader(pdf)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("pdftotext: %v: %s", err, stderr.String())
 	}
-	return strings.Join(lines, "\n")
-}
-
-// shownStrings finds the literal strings operated on by Tj and decodes them
-// from UTF-16BE, which is how fpdf writes text in a UTF-8 (Identity-H) font.
-func shownStrings(content []byte) []string {
-	var out []string
-	for i := 0; i < len(content); i++ {
-		if content[i] != '(' {
-			continue
-		}
-		s, end := literal(content, i)
-		j := end
-		for j < len(content) && (content[j] == ' ' || content[j] == '\n') {
-			j++
-		}
-		if bytes.HasPrefix(content[j:], []byte("Tj")) {
-			out = append(out, utf16BE(s))
-		}
-		i = end - 1
-	}
-	return out
-}
-
-// literal parses the PDF literal string starting at content[start] == '('
-// and returns its bytes and the index after its closing parenthesis.
-func literal(content []byte, start int) ([]byte, int) {
-	var b []byte
-	depth := 0
-	for i := start; i < len(content); i++ {
-		c := content[i]
-		switch {
-		case c == '\\' && i+1 < len(content):
-			i++
-			switch e := content[i]; e {
-			case 'n':
-				b = append(b, '\n')
-			case 'r':
-				b = append(b, '\r')
-			case 't':
-				b = append(b, '\t')
-			case 'b':
-				b = append(b, '\b')
-			case 'f':
-				b = append(b, '\f')
-			default:
-				if e >= '0' && e <= '7' {
-					v, n := 0, 0
-					for n < 3 && i < len(content) && content[i] >= '0' && content[i] <= '7' {
-						v = v*8 + int(content[i]-'0')
-						i++
-						n++
-					}
-					i--
-					b = append(b, byte(v))
-				} else {
-					b = append(b, e)
-				}
-			}
-		case c == '(':
-			if depth > 0 {
-				b = append(b, c)
-			}
-			depth++
-		case c == ')':
-			depth--
-			if depth == 0 {
-				return b, i + 1
-			}
-			b = append(b, c)
-		default:
-			b = append(b, c)
-		}
-	}
-	return b, len(content)
-}
-
-func utf16BE(b []byte) string {
-	u := make([]uint16, 0, len(b)/2)
-	for i := 0; i+1 < len(b); i += 2 {
-		u = append(u, uint16(b[i])<<8|uint16(b[i+1]))
-	}
-	return string(utf16.Decode(u))
-}
-
-func TestShownStrings(t *testing.T) {
-	enc := func(s string) string {
-		var b strings.Builder
-		for _, u := range utf16.Encode([]rune(s)) {
-			b.WriteByte(byte(u >> 8))
-			b.WriteByte(byte(u))
-		}
-		r := strings.NewReplacer(`\`, `\\`, `(`, `\(`, `)`, `\)`, "\r", `\r`)
-		return r.Replace(b.String())
-	}
-	content := "BT 1 2 Td (" + enc("Müller (GmbH) €") + ") Tj ET\nBT 1 2 Td (" + enc("Größe") + ")Tj ET (" + enc("no") + ") Td"
-	if diff := cmp.Diff([]string{"Müller (GmbH) €", "Größe"}, shownStrings([]byte(content))); diff != "" {
-		t.Error(diff)
-	}
+	return string(out)
 }

@@ -114,6 +114,17 @@ func Samples() []Sample {
 			UnitPrice: d("189.00"), Discount: d("75.60"), TaxCategory: einvoice.CategoryIntraCommunity, TaxRate: d("0")},
 	}
 
+	// A buyer whose name and address Windows-1252 cannot write: the PDF
+	// takes its Unicode fonts.
+	pl := Invoice19()
+	pl.Number = "RE-2026-0009"
+	pl.Buyer = einvoice.Buyer{Name: "Przedsiębiorstwo Handlowe Łączność Sp. z o.o.", Street: "ul. Żółkiewskiego 12",
+		Zip: "90-001", City: "Łódź", Country: "PL", VATID: "PL5260001246"}
+	pl.Lines = []einvoice.Line{
+		{ID: "1", Description: "Kassenterminal KT-300 (Dostawa wewnątrzwspólnotowa)", Quantity: d("2"), UnitCode: "H87",
+			UnitPrice: d("1249.00"), TaxCategory: einvoice.CategoryIntraCommunity, TaxRate: d("0")},
+	}
+
 	rc := Invoice19()
 	rc.Number = "RE-2026-0005"
 	rc.Buyer = einvoice.Buyer{Name: "Alpenblick Bau GmbH", Street: "Mariahilfer Straße 7", Zip: "1060",
@@ -154,6 +165,7 @@ func Samples() []Sample {
 		{"credit-note", credit},
 		{"foreign-usd", usd},
 		{"intra-community", ic},
+		{"intra-community-pl", pl},
 		{"reverse-charge", rc},
 		{"xrechnung", xr},
 		{"exempt", exempt},
