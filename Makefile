@@ -61,10 +61,12 @@ chaos: ## fault tests: the platform on a 3-node NATS cluster (real processes), e
 	@deploy/dev/ensure-services.sh
 	$(GO) test -tags chaos -count=1 -p 1 -timeout 10m -run '^(TestChaos|TestBankCrash)$$' -v ./deploy/allinone/
 
-bench: ## postings/s through the gateway (32 clients, fsync on), DATEV export of 1M events, report and export benchmarks, e-invoices/s, OCR s/page, extraction queue drain (1 and 2 workers)
+bench: ## postings/s through the gateway (32 clients, fsync on), DATEV export of 1M events, report and export benchmarks, sales invoices/s and render time, e-invoices/s, OCR s/page, extraction queue drain (1 and 2 workers)
 	$(GO) run ./deploy/bench/ledgerbench -clients 32 -duration 20s -export 1000000
 	$(GO) test -run '^$$' -bench 'Reports' -benchtime 50x ./services/reporting/postgres/
 	$(GO) test -run '^$$' -bench 'ExtractQueueDrain' -benchtime 1x ./deploy/allinone/
+	$(GO) test -run '^$$' -bench 'SalesInvoiceCreate' -benchtime 400x ./deploy/allinone/
+	$(GO) test -run '^$$' -bench '^BenchmarkRender$$' -benchtime 200x -benchmem ./services/receivables/invoicepdf/
 	$(GO) test -run '^$$' -bench . -benchtime 1x $(PKGS)
 	$(GO) test -run '^$$' -bench '^BenchmarkExtractEInvoice$$' -benchtime 2000x ./services/payables/extract/
 	OMP_THREAD_LIMIT=1 $(GO) test -run '^$$' -bench '^BenchmarkOCRPage$$' -benchtime 3x -cpu 1 ./services/payables/extract/

@@ -32,8 +32,8 @@ import (
 //     an invoice issued at once: the row is inserted and numbered in one
 //     commit); the tenant's counter row stays locked only for that;
 //  2. the XML and PDF are rendered from the stored document model outside
-//     any lock: rendering takes ~15 ms of CPU, and inside the counter lock
-//     it made one tenant's invoices wait for each other;
+//     any lock: inside the counter lock rendering made one tenant's
+//     invoices wait for each other;
 //  3. the PDF is stored as a ledger document (deduplicated by its hash,
 //     so a retry finds the same document) and the receivable is posted
 //     under an intent id derived from the invoice id (a retry answers the
