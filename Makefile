@@ -43,7 +43,7 @@ FUZZTIME ?= 4000x
 # How long the fuzzer may shrink each new interesting input: its default
 # (60 s each) made a run of a slow target take minutes while counting nothing.
 FUZZMIN ?= 10x
-fuzz: ## a short run of every fuzz target of a parser of outside input (FUZZTIME each, default 4000 inputs)
+fuzz: ## a short run of every fuzz target of a parser of outside input and of the invoice renderer (FUZZTIME each, default 4000 inputs)
 	$(GO) test -run '^$$' -fuzz '^FuzzVerify$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./pkg/natsauth/
 	$(GO) test -run '^$$' -fuzz '^FuzzClientAddr$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./gateway/
 	$(GO) test -run '^$$' -fuzz '^FuzzAdjust$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./services/ledger/
@@ -53,6 +53,7 @@ fuzz: ## a short run of every fuzz target of a parser of outside input (FUZZTIME
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./services/bank/camt/
 	$(GO) test -run '^$$' -fuzz '^FuzzScanner$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./services/bank/camt/
 	$(GO) test -run '^$$' -fuzz '^FuzzCII$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./services/receivables/einvoice/
+	$(GO) test -run '^$$' -fuzz '^FuzzRender$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./services/receivables/invoicepdf/
 	$(GO) test -run '^$$' -fuzz '^FuzzRead$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./services/payables/einvoicein/
 	$(GO) test -run '^$$' -fuzz '^FuzzWalk$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./services/payables/mailin/
 	$(GO) test -run '^$$' -fuzz '^FuzzFieldRules$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) ./services/payables/extract/

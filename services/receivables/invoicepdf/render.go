@@ -177,7 +177,15 @@ func (r *renderer) font(style string, size float64) { r.pdf.SetFont(font, style,
 // encode gives s as the current fonts take it.
 func (r *renderer) encode(s string) string {
 	if !r.winAnsi {
-		return s
+		// fpdf's Unicode fonts index their widths by a 16-bit code and
+		// panic beyond it: a character outside the BMP (an emoji) shows as
+		// U+FFFD. The XML keeps it.
+		return strings.Map(func(c rune) rune {
+			if c > 0xFFFF {
+				return '\uFFFD'
+			}
+			return c
+		}, s)
 	}
 	b := make([]byte, 0, len(s))
 	for _, c := range s {

@@ -318,6 +318,33 @@ func TestRenderTextLayer(t *testing.T) {
 	}
 }
 
+// TestRenderCharactersBeyondTheFonts: a character outside the BMP (an
+// emoji) once made fpdf index past its width table and panic; it shows as
+// U+FFFD. Characters in the BMP the fonts lack (Chinese) keep their code in
+// the text layer.
+func TestRenderCharactersBeyondTheFonts(t *testing.T) {
+	d := einvoicetest.Invoice19()
+	d.Buyer.Name = "北京贸易有限公司 😀"
+	d.Lines[0].Description = "Beratung 🚀 " + strings.Repeat("Ωμέγα ", 20)
+	x, err := einvoice.CII(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := invoicepdf.Render(d, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.ReplaceAll(pdfText(t, p), "\n", " ")
+	for _, w := range []string{"北京贸易有限公司 \uFFFD", "Beratung \uFFFD Ωμέγα Ωμέγα", d.Number} {
+		if !strings.Contains(text, w) {
+			t.Errorf("text layer lacks %q:\n%s", w, text)
+		}
+	}
+	if !bytes.Contains(x, []byte("😀")) {
+		t.Errorf("the XML lost the emoji")
+	}
+}
+
 // TestRenderPagesBreak renders a long invoice: every line must still show,
 // and the pages count themselves.
 func TestRenderPagesBreak(t *testing.T) {
