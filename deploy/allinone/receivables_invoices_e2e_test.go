@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -472,6 +473,41 @@ func TestSalesInvoiceNumbersConcurrent(t *testing.T) {
 		t.Fatalf("numbers (-want +got):\n%s", diff)
 	}
 	p.wantCount(50, "SELECT count(*) FROM receivables.sales_invoices WHERE tenant_id = $1 AND state = 'posted'", tenant)
+}
+
+// TestSalesInvoiceTextBeyondWinAnsi issues invoices whose texts need the
+// PDF's Unicode fonts (a Polish name), and one with an emoji in a line,
+// which once made the renderer panic: each is issued, and the PDF's text
+// layer, read by pdftotext, shows the name.
+func TestSalesInvoiceTextBeyondWinAnsi(t *testing.T) {
+	p := startPlatform(t, env{})
+	admin, _ := p.newTenant("Unicode Rechnungen")
+	w := p.apiKey(admin, "debitoren:read", "debitoren:write")
+	invoiceSeller(p, admin)
+	invoiceSettings(p, w)
+	for _, c := range []struct{ debtor, line string }{
+		{"Łukasz Wąsik Handel Sp. z o.o.", "Beratung"},
+		{"Kunden AG", "Workshop 🚀 Teamtag"},
+	} {
+		debtor := p.must(201, "POST", "/v1/debtors", w, map[string]any{"name": c.debtor, "address": berlin()}).str("id")
+		id := p.must(201, "POST", "/v1/sales-invoices", w, map[string]any{"debtor_id": debtor, "invoice_date": "2026-05-01",
+			"line_items": []any{item(c.line, "1", "100", "tax_code", "USt19")}}).str("invoice_id")
+		pdf := p.must(200, "GET", "/v1/sales-invoices/"+id+"/pdf", w, nil).Raw
+		cmd := exec.Command("pdftotext", "-raw", "-enc", "UTF-8", "-", "-")
+		cmd.Stdin = bytes.NewReader(pdf)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("pdftotext: %v", err)
+		}
+		want := strings.ReplaceAll(c.line, "🚀", "\uFFFD")
+		if !strings.Contains(string(out), c.debtor) || !strings.Contains(string(out), want) || !strings.Contains(string(out), "119,00 €") {
+			t.Errorf("text layer lacks %q, %q or the total:\n%s", c.debtor, want, out)
+		}
+		xml := p.must(200, "GET", "/v1/sales-invoices/"+id+"/zugferd", w, nil).Raw
+		if !bytes.Contains(xml, []byte(c.line)) {
+			t.Errorf("XML lacks %q", c.line)
+		}
+	}
 }
 
 // BenchmarkSalesInvoiceCreate issues invoices through the gateway from 8
