@@ -18,6 +18,8 @@ var realStatementFiles = []statementFile{
 	{path: "camt/testdata/camt052.v8.intraday-pending.xml", iban: "DE61760501010012345678", count: 2, sum: "280.01", stmts: []int{2}},
 	// -6236.79 as three, +124.30 as four, -1005.00 as one.
 	{path: "camt/testdata/camt054.v4.gls-batches.xml", iban: "DE37430609674000123400", count: 8, sum: "-7117.49", stmts: []int{8}},
+	// The same day's statement: the three batches as booked, -6236.79 + 124.30 - 1005.00, and +1500.00.
+	{path: "camt/testdata/camt053.v4.gls-batch-totals.xml", iban: "DE37430609674000123400", count: 4, sum: "-5617.49", stmts: []int{4}},
 	// 2500.00 - 42.37; -915.40 + 0.52 + 42.37.
 	{path: "camt/testdata/camt053.v13.two-days-fx-chargeback.xml", iban: "DE34200505501234567890", count: 5, sum: "1585.12", stmts: []int{2, 3}},
 	// 50.00 + 25.00 - 1234.56 + 0.01.
@@ -108,4 +110,51 @@ func TestBankRealFilesImport(t *testing.T) {
 		})
 	}
 	eventuallyUploadsEmpty(t, p)
+}
+
+// TestBankBatchBookedAndDetailed imports a day's camt.053, which books
+// three batches as one entry each, and the camt.054 that details them, in
+// both orders: whichever form of a batch comes first stays, the other
+// counts as a duplicate, so the account holds each batch once and its sum
+// is the statement's movement (-5,617.49), not the batches twice.
+func TestBankBatchBookedAndDetailed(t *testing.T) {
+	p, _, _ := setup(t, nil, "Gruenwerk Kooperative eG")
+	statement := readStatement(t, "camt/testdata/camt053.v4.gls-batch-totals.xml")
+	notification := readStatement(t, "camt/testdata/camt054.v4.gls-batches.xml")
+	type step struct {
+		name                      string
+		data                      []byte
+		imported, skipped, stored int
+	}
+	for _, c := range []struct {
+		name  string
+		steps []step
+	}{
+		// The statement's four entries; then the notification's 3 + 4
+		// parts of booked batches and its third batch, which does not add
+		// up and stays one entry under the booking's own reference.
+		{"statement first", []step{{"053", statement, 4, 0, 4}, {"054", notification, 0, 8, 4}}},
+		// The notification's eight; then of the statement only the single
+		// credit: its batches are in as their parts.
+		{"notification first", []step{{"054", notification, 8, 0, 8}, {"053", statement, 1, 3, 9}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			key, tenant := p.newTenant("Batch " + c.name)
+			acc := p.bankAccountFor(tenant, "DE37430609674000123400", "1800")
+			for _, s := range c.steps {
+				r := p.upload(201, "/v1/bank-accounts/"+acc+"/upload", key, statementPart(s.name+".xml", s.data))
+				var res fileResult
+				decodeJSON(t, r.Raw, &res)
+				if res.Imported != s.imported || res.SkippedDuplicates != s.skipped {
+					t.Fatalf("%s: imported %d, skipped %d; want %d and %d: %s", s.name, res.Imported, res.SkippedDuplicates, s.imported, s.skipped, r.Raw)
+				}
+				if n, _ := p.bankTotals(acc); n != s.stored {
+					t.Fatalf("after %s: %d transactions, want %d", s.name, n, s.stored)
+				}
+			}
+			if _, sum := p.bankTotals(acc); !sum.Equal(decimal.RequireFromString("-5617.49")) {
+				t.Errorf("the account sums to %s, want -5617.49", sum)
+			}
+		})
+	}
 }

@@ -133,6 +133,22 @@ func TestRealFiles(t *testing.T) {
 			7: {BookingDate: "2024-11-29", Amount: dec("-1005.00"), BankReference: "GLS2411290000419", Charges: dec("5.00")},
 		},
 	}, {
+		// camt.053.001.04 of the same day and account: PRCD 20000.00,
+		// the three batches as booked (Btch without TxDtls), +1500.00 ->
+		// 14382.51 = CLBD. A booking keeps the batch's AcctSvcrRef as its
+		// bank reference, under which the import finds its parts.
+		file: "camt053.v4.gls-batch-totals.xml",
+		stmts: []summary{{Kind: "camt.053", ID: "053-20241129-0233", Number: "233", IBAN: "DE37430609674000123400", Currency: "EUR",
+			Opening: bal("2024-11-28", "20000.00"), Closing: bal("2024-11-29", "14382.51"), Entries: 4, Sum: dec("-5617.49")}},
+		count: 4, sum: "-5617.49",
+		checks: map[int]seen{
+			0: {BookingDate: "2024-11-29", Amount: dec("-6236.79"),
+				BankReference: "GLS2411290000417", Charges: zero},
+			3: {BookingDate: "2024-11-29", Amount: dec("1500.00"), CounterpartyName: "Hofladen Sonnenberg GbR",
+				CounterpartyIBAN: "DE89370400440532013000", Reference: "Rechnung RE-2024-0815 vom 15.11.2024",
+				EndToEndID: "RE-2024-0815", BankReference: "GLS2411290000420", Charges: zero},
+		},
+	}, {
 		// camt.053.001.13, two days. 30.12.: OPBD 10000.00, +2500.00,
 		// -42.37 -> 12457.63 = CLBD. 31.12.: OPBD 12457.63, -915.40 (a USD
 		// payment of 900.40 EUR plus 15.00 charges), +0.52 interest,

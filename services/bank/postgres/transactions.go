@@ -30,7 +30,9 @@ func (s *Store) ImportStatements(ctx context.Context, tenantID, accountID string
 			return err
 		}
 		var one int
-		err := tx.QueryRow(ctx, `SELECT 1 FROM bank.accounts WHERE tenant_id = $1 AND id = $2`, tenantID, accountID).Scan(&one)
+		// One import of an account at a time: whether a batch booking is in
+		// already (see statementWriter.Write) must not change under it.
+		err := tx.QueryRow(ctx, `SELECT 1 FROM bank.accounts WHERE tenant_id = $1 AND id = $2 FOR NO KEY UPDATE`, tenantID, accountID).Scan(&one)
 		if err = db.NotFound(err, "bank account %s not found", accountID); err != nil {
 			return err
 		}
@@ -156,14 +158,31 @@ func (w *statementWriter) Write(es []bank.Entry) error {
 		if e.ValueDate != "" {
 			valueDate = &e.ValueDate
 		}
+		// A batch booking stored once already counts as a duplicate in its
+		// other form: a part of a batch (camt.054 details) whose booking is
+		// in as one entry under the batch's reference ($24), or a booking
+		// whose parts are in ($25). Which form stays is the one that came
+		// first, so the account's sum is the bank's either way.
+		// (A part may carry the booking's reference as its own: the
+		// booking stored as one entry is the one without a batch_ref.)
+		dedupKey := w.dedup.Key(e)
+		var bookingKey, partsOf string
+		switch {
+		case e.BatchRef != "":
+			bookingKey = "ref:" + strings.TrimSpace(e.BatchRef)
+		case strings.HasPrefix(dedupKey, "ref:"):
+			partsOf = strings.TrimSpace(e.BankReference)
+		}
 		b.Queue(`INSERT INTO bank.transactions (id, tenant_id, bank_account_id, import_id, statement_id, booking_date, value_date, amount, currency,
 			bank_reference, end_to_end_id, mandate_id, creditor_id, batch_ref, counterparty_name, counterparty_iban, counterparty_bic,
 			reference, booking_text, gvc, charges, reversal, dedup_key)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)
+			SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23
+			WHERE NOT EXISTS (SELECT 1 FROM bank.transactions o WHERE o.tenant_id = $2 AND o.bank_account_id = $3
+				AND (($24::text <> '' AND o.dedup_key = $24::text AND o.batch_ref = '') OR ($25::text <> '' AND o.batch_ref = $25::text)))
 			ON CONFLICT (tenant_id, bank_account_id, dedup_key) DO NOTHING`,
 			newID(), w.tenantID, w.accountID, w.importID, w.stmtID, e.BookingDate, valueDate, e.Amount, e.Currency,
 			e.BankReference, e.EndToEndID, e.MandateID, e.CreditorID, e.BatchRef, e.CounterpartyName, e.CounterpartyIBAN, e.CounterpartyBIC,
-			e.Reference, e.BookingText, e.GVC, e.Charges.Abs(), e.Reversal, w.dedup.Key(e))
+			e.Reference, e.BookingText, e.GVC, e.Charges.Abs(), e.Reversal, dedupKey, bookingKey, partsOf)
 	}
 	br := w.tx.SendBatch(w.ctx, b)
 	for range es {
