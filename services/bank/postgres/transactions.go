@@ -142,6 +142,24 @@ func (w *statementWriter) Begin(st bank.Statement) error {
 	return err
 }
 
+// The statements that store an entry unless the account has its dedup
+// key: any entry; a part of a batch, unless the account has the batch's
+// booking ($24: its dedup key); a booking with a bank reference, unless
+// the account has parts of it ($24: the reference).
+const (
+	insertColumns = `INSERT INTO bank.transactions (id, tenant_id, bank_account_id, import_id, statement_id, booking_date, value_date, amount, currency,
+			bank_reference, end_to_end_id, mandate_id, creditor_id, batch_ref, counterparty_name, counterparty_iban, counterparty_bic,
+			reference, booking_text, gvc, charges, reversal, dedup_key) `
+	insertValues = `SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23 `
+	onConflict   = ` ON CONFLICT (tenant_id, bank_account_id, dedup_key) DO NOTHING`
+
+	insertEntry     = insertColumns + insertValues + onConflict
+	insertBatchPart = insertColumns + insertValues + `WHERE NOT EXISTS (SELECT 1 FROM bank.transactions o
+			WHERE o.tenant_id = $2 AND o.bank_account_id = $3 AND o.dedup_key = $24::text AND o.batch_ref = '')` + onConflict
+	insertBooking = insertColumns + insertValues + `WHERE NOT EXISTS (SELECT 1 FROM bank.transactions o
+			WHERE o.tenant_id = $2 AND o.bank_account_id = $3 AND o.batch_ref = $24::text AND o.batch_ref <> '')` + onConflict
+)
+
 // Write implements bank.StatementWriter.
 func (w *statementWriter) Write(es []bank.Entry) error {
 	w.sr.Entries += len(es)
@@ -160,29 +178,23 @@ func (w *statementWriter) Write(es []bank.Entry) error {
 		}
 		// A batch booking stored once already counts as a duplicate in its
 		// other form: a part of a batch (camt.054 details) whose booking is
-		// in as one entry under the batch's reference ($24), or a booking
-		// whose parts are in ($25). Which form stays is the one that came
-		// first, so the account's sum is the bank's either way.
-		// (A part may carry the booking's reference as its own: the
-		// booking stored as one entry is the one without a batch_ref.)
+		// in as one entry under the batch's reference, or a booking whose
+		// parts are in. Which form stays is the one that came first, so the
+		// account's sum is the bank's either way. (A part may carry the
+		// booking's reference as its own: the booking stored as one entry
+		// is the one without a batch_ref.) Each case has its own statement,
+		// so that each uses its index.
 		dedupKey := w.dedup.Key(e)
-		var bookingKey, partsOf string
+		stmt, extra := insertEntry, []any{}
 		switch {
 		case e.BatchRef != "":
-			bookingKey = "ref:" + strings.TrimSpace(e.BatchRef)
+			stmt, extra = insertBatchPart, []any{"ref:" + strings.TrimSpace(e.BatchRef)}
 		case strings.HasPrefix(dedupKey, "ref:"):
-			partsOf = strings.TrimSpace(e.BankReference)
+			stmt, extra = insertBooking, []any{strings.TrimSpace(e.BankReference)}
 		}
-		b.Queue(`INSERT INTO bank.transactions (id, tenant_id, bank_account_id, import_id, statement_id, booking_date, value_date, amount, currency,
-			bank_reference, end_to_end_id, mandate_id, creditor_id, batch_ref, counterparty_name, counterparty_iban, counterparty_bic,
-			reference, booking_text, gvc, charges, reversal, dedup_key)
-			SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23
-			WHERE NOT EXISTS (SELECT 1 FROM bank.transactions o WHERE o.tenant_id = $2 AND o.bank_account_id = $3
-				AND (($24::text <> '' AND o.dedup_key = $24::text AND o.batch_ref = '') OR ($25::text <> '' AND o.batch_ref = $25::text)))
-			ON CONFLICT (tenant_id, bank_account_id, dedup_key) DO NOTHING`,
-			newID(), w.tenantID, w.accountID, w.importID, w.stmtID, e.BookingDate, valueDate, e.Amount, e.Currency,
+		b.Queue(stmt, append([]any{newID(), w.tenantID, w.accountID, w.importID, w.stmtID, e.BookingDate, valueDate, e.Amount, e.Currency,
 			e.BankReference, e.EndToEndID, e.MandateID, e.CreditorID, e.BatchRef, e.CounterpartyName, e.CounterpartyIBAN, e.CounterpartyBIC,
-			e.Reference, e.BookingText, e.GVC, e.Charges.Abs(), e.Reversal, dedupKey, bookingKey, partsOf)
+			e.Reference, e.BookingText, e.GVC, e.Charges.Abs(), e.Reversal, dedupKey}, extra...)...)
 	}
 	br := w.tx.SendBatch(w.ctx, b)
 	for range es {
