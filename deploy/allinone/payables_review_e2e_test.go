@@ -242,27 +242,34 @@ func TestInvoiceReviewRoutes(t *testing.T) {
 	}
 	p.must(200, "POST", "/v1/periods/2026-03/reopen", admin, nil)
 
-	// Approved, concurrently and again: one posting each.
+	// Approved, concurrently and again: one posting each. The second
+	// case's approvals carry one Idempotency-Key, whose retry afterwards
+	// is answered with the approval instead of 409.
 	var wg sync.WaitGroup
 	answers := make([]resp, 4)
 	for i := range answers {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			id := complete
 			if i%2 == 1 {
-				id = incomplete
+				answers[i] = p.call("POST", "/v1/invoice-review-cases/"+incomplete+"/approve", reviewer, nil, "Idempotency-Key", "approve-r200")
+				return
 			}
-			answers[i] = p.call("POST", "/v1/invoice-review-cases/"+id+"/approve", reviewer, nil)
+			answers[i] = p.call("POST", "/v1/invoice-review-cases/"+complete+"/approve", reviewer, nil)
 		}(i)
 	}
 	wg.Wait()
 	for _, a := range answers {
-		if a.Status != 200 && !(a.Status == 409 && a.str("code") == "CONFLICT") {
+		if a.Status != 200 && !(a.Status == 409 && (a.str("code") == "CONFLICT" || a.str("code") == "IDEMPOTENCY_KEY_IN_PROGRESS")) {
 			t.Fatalf("concurrent approvals: %d %s", a.Status, a.Raw)
 		}
 	}
 	p.expectError(409, "CONFLICT", "POST", "/v1/invoice-review-cases/"+complete+"/approve", reviewer, nil)
+	retried := p.must(200, "POST", "/v1/invoice-review-cases/"+incomplete+"/approve", reviewer, nil, "Idempotency-Key", "approve-r200")
+	if retried.str("queue_state") != "approved" || retried.str("booking_intent_id") == "" {
+		t.Fatalf("the approval's retry under its key: %s", retried.Raw)
+	}
+	p.expectError(422, "IDEMPOTENCY_KEY_REUSED", "POST", "/v1/invoice-review-cases/"+complete+"/approve", reviewer, nil, "Idempotency-Key", "approve-r200")
 	p.wantCount(2, `SELECT count(*) FROM ledger.intents WHERE tenant_id = $1 AND source = 'payables'`, tenant)
 	approved := reviewCaseState(p, reader, complete)
 	intent, invoice := approved.str("booking_intent_id"), approved.str("incoming_invoice_id")

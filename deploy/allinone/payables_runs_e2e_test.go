@@ -1,6 +1,7 @@
 package allinone_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/xml"
 	"os"
@@ -228,11 +229,18 @@ func TestPaymentRunRoutes(t *testing.T) {
 	p.expectError(409, "INVALID_STATE_TRANSITION", "POST", "/v1/payment-runs/"+id+"/export", reviewer, nil)
 	p.expectError(409, "INVALID_STATE_TRANSITION", "POST", "/v1/payment-runs/"+id+"/complete", reviewer, nil)
 	p.expectError(403, "FORBIDDEN", "POST", "/v1/payment-runs/"+id+"/approve", writer, nil)
-	approved := p.must(200, "POST", "/v1/payment-runs/"+id+"/approve", reviewer, nil)
+	approved := p.must(200, "POST", "/v1/payment-runs/"+id+"/approve", reviewer, nil, "Idempotency-Key", "release-1")
 	if approved.str("status") != "approved" || approved.str("approved_at") == "" || len(itemsOf(approved)) != 3 {
 		t.Fatalf("approved: %s", approved.Raw)
 	}
+	// A retry under the key gets the approval again; without a key, or
+	// with another, the state refuses it.
+	if again := p.must(200, "POST", "/v1/payment-runs/"+id+"/approve", reviewer, nil, "Idempotency-Key", "release-1"); !bytes.Equal(again.Raw, approved.Raw) {
+		t.Fatalf("retried approval: %s, first %s", again.Raw, approved.Raw)
+	}
 	p.expectError(409, "INVALID_STATE_TRANSITION", "POST", "/v1/payment-runs/"+id+"/approve", reviewer, nil)
+	p.expectError(409, "INVALID_STATE_TRANSITION", "POST", "/v1/payment-runs/"+id+"/approve", reviewer, nil, "Idempotency-Key", "release-2")
+	p.expectError(422, "IDEMPOTENCY_KEY_REUSED", "POST", "/v1/payment-runs/"+id+"/complete", reviewer, nil, "Idempotency-Key", "release-1")
 	p.expectError(403, "FORBIDDEN", "POST", "/v1/payment-runs/"+id+"/export", writer, nil)
 	file := p.must(200, "POST", "/v1/payment-runs/"+id+"/export", reviewer, nil)
 	if ct := file.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/xml") {

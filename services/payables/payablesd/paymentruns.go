@@ -17,8 +17,10 @@ import (
 // RunRoutes are the routes of the payment runs.
 func RunRoutes(runs *payables.PaymentRuns) []natsx.Route {
 	tenant := func(ctx context.Context) string { return natsx.Claims(ctx).TenantID }
-	change := func(subject string, f func(context.Context, string, string) (payables.PaymentRun, error)) natsx.Route {
-		return natsx.Route{Subject: subject, Decode: natsx.PathParam("id"), Endpoint: natsx.Typed(func(ctx context.Context, id string) (payables.PaymentRun, error) {
+	// A change of state answers a retry under its Idempotency-Key with the
+	// first answer, where the state alone would refuse it (409).
+	change := func(subject string, idempotent bool, f func(context.Context, string, string) (payables.PaymentRun, error)) natsx.Route {
+		return natsx.Route{Subject: subject, Idempotent: idempotent, Decode: natsx.PathParam("id"), Endpoint: natsx.Typed(func(ctx context.Context, id string) (payables.PaymentRun, error) {
 			return f(ctx, tenant(ctx), id)
 		})}
 	}
@@ -34,10 +36,10 @@ func RunRoutes(runs *payables.PaymentRuns) []natsx.Route {
 			}
 			return natsx.Created(r), nil
 		})},
-		change(payablesv1.SubjectPaymentRunsGet, runs.Get),
-		change(payablesv1.SubjectPaymentRunsApprove, runs.Approve),
-		change(payablesv1.SubjectPaymentRunsComplete, runs.Complete),
-		change(payablesv1.SubjectPaymentRunsCancel, runs.Cancel),
+		change(payablesv1.SubjectPaymentRunsGet, false, runs.Get),
+		change(payablesv1.SubjectPaymentRunsApprove, true, runs.Approve),
+		change(payablesv1.SubjectPaymentRunsComplete, true, runs.Complete),
+		change(payablesv1.SubjectPaymentRunsCancel, true, runs.Cancel),
 		{Subject: payablesv1.SubjectPaymentRunsExport, Decode: natsx.PathParam("id"), Endpoint: natsx.Typed(func(ctx context.Context, id string) (*natsx.Response, error) {
 			doc, _, err := runs.Export(ctx, tenant(ctx), id)
 			if err != nil {

@@ -18,10 +18,12 @@ func ReviewRoutes(r *payables.Review) []natsx.Route {
 		{Subject: payablesv1.SubjectReviewCasesGet, Decode: natsx.PathParam("id"), Endpoint: natsx.Typed(func(ctx context.Context, id string) (payablesv1.ReviewCaseDetail, error) {
 			return r.ReviewCase(ctx, natsx.Claims(ctx).TenantID, id)
 		})},
-		// Approving is idempotent by the case's state and the derived
-		// intent (a second approval is refused, a resumed one posts
-		// nothing twice), not by the Idempotency-Key: it spans the ledger.
-		{Subject: payablesv1.SubjectReviewCasesApprove, Decode: natsx.PathParam("id"), Endpoint: natsx.Typed(func(ctx context.Context, id string) (payablesv1.ReviewCaseDetail, error) {
+		// Approving is safe by the case's state and the derived intent (a
+		// second approval is refused, a resumed one posts nothing twice);
+		// the Idempotency-Key adds that a retry of an answered approval is
+		// answered the same, stored after the effect since that spans the
+		// ledger.
+		{Subject: payablesv1.SubjectReviewCasesApprove, Idempotent: true, Decode: natsx.PathParam("id"), Endpoint: natsx.Typed(func(ctx context.Context, id string) (payablesv1.ReviewCaseDetail, error) {
 			return r.Approve(ctx, natsx.Claims(ctx).TenantID, id)
 		})},
 		{Subject: payablesv1.SubjectReviewCasesCorrect, Idempotent: true, Decode: natsx.DecodeWithID[payablesv1.ReviewCorrection], Endpoint: natsx.Typed(func(ctx context.Context, in natsx.WithID[payablesv1.ReviewCorrection]) (payablesv1.ReviewCaseDetail, error) {
