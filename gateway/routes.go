@@ -186,6 +186,7 @@ var Routes = []Route{
 	{"POST", "/v1/payment-runs/{id}/export", "kreditoren:review", payablesv1.SubjectPaymentRunsExport, 0},
 	{"POST", "/v1/payment-runs/{id}/complete", "kreditoren:review", payablesv1.SubjectPaymentRunsComplete, 0},
 	{"POST", "/v1/payment-runs/{id}/cancel", "kreditoren:write", payablesv1.SubjectPaymentRunsCancel, 0},
+	{"POST", "/v1/payment-runs/{id}/returns", "kreditoren:write", payablesv1.SubjectPaymentRunsReturn, 0},
 
 	{"POST", "/v1/payables/inbound-email/secret", "kreditoren:write", payablesv1.SubjectWebhookSecretRoll, 0},
 	{"POST", "/v1/payables/inbound-email/{tenant_id}", "", payablesv1.SubjectInboundEmail, Public | MailUpload | WebhookLimited},

@@ -345,6 +345,9 @@ var tools = []tool{
 		obj([]string{"id"}, map[string]any{"id": str("payment run id (UUID); see list_payment_runs"), "idempotency_key": idemArg})},
 	{"cancel_payment_run", "Cancel a draft, approved or exported payment run; its invoices may then go into another run. A file already given to the bank must be withdrawn there too.", "POST /v1/payment-runs/{id}/cancel",
 		obj([]string{"id"}, map[string]any{"id": str("payment run id (UUID); see list_payment_runs"), "idempotency_key": idemArg})},
+	{"return_payment_run_transfer", "Record that the bank sent back the transfer of one invoice of a completed payment run (a SEPA return: account closed, wrong IBAN). The run keeps the item, marked returned with the reason; the invoice may then go into another run (fix the vendor's IBAN first). Only completed runs (else INVALID_STATE_TRANSITION); an invoice not in the run is NOT_FOUND; a transfer already recorded as returned CONFLICT.", "POST /v1/payment-runs/{id}/returns",
+		obj([]string{"id", "invoice_id"}, map[string]any{"id": str("payment run id (UUID); see list_payment_runs"), "invoice_id": str("the invoice whose transfer came back (UUID)"),
+			"reason": str("optional: the bank's return reason, e.g. AC04 account closed (1 to 500 characters)"), "idempotency_key": idemArg})},
 	{"list_outgoing_invoices", "The tenant's sales invoices and credit notes, newest first: customer, number, dates, gross, type and status (draft; open, partially_paid (something paid or credited), paid (nothing remains), overdue (nothing paid, past the due date); pending or void) with the amount still open.", "GET /v1/outgoing-invoices",
 		obj(nil, map[string]any{
 			"customer_id": str("optional debtor id (UUID); see list_debtors"),

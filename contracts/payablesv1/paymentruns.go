@@ -17,6 +17,7 @@ const (
 	SubjectPaymentRunsExport   = "payables.v1.payment-runs.export"   // param id
 	SubjectPaymentRunsComplete = "payables.v1.payment-runs.complete" // param id
 	SubjectPaymentRunsCancel   = "payables.v1.payment-runs.cancel"   // param id
+	SubjectPaymentRunsReturn   = "payables.v1.payment-runs.return"   // param id
 )
 
 // Statuses of a payment run. A run is created in draft; approve, export
@@ -59,6 +60,18 @@ type PaymentRunItem struct {
 	Discount      money.Amount `json:"discount"`
 	Remittance    string       `json:"remittance"`
 	EndToEndID    string       `json:"end_to_end_id"`
+	// ReturnedAt is when a return of the transfer by the bank was
+	// recorded (SubjectPaymentRunsReturn), with the reason given.
+	ReturnedAt   *time.Time `json:"returned_at"`
+	ReturnReason *string    `json:"return_reason"`
+}
+
+// PaymentRunReturn is the body of SubjectPaymentRunsReturn (POST
+// /v1/payment-runs/{id}/returns): the invoice whose transfer the bank sent
+// back, and why (the bank's return reason, such as "AC04 account closed").
+type PaymentRunReturn struct {
+	InvoiceID string  `json:"invoice_id"`
+	Reason    *string `json:"reason,omitempty"`
 }
 
 // PaymentRun is a payment run. Items are given by the create, get and

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/xml"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -298,6 +299,37 @@ func TestPaymentRunRoutes(t *testing.T) {
 		p.wantCount(1, `SELECT count(*) FROM payables.incoming_invoices WHERE id = $1 AND paid_amount = $2::numeric`, inv, paid)
 	}
 	p.expectError(409, "INVOICE_ALREADY_IN_ACTIVE_RUN", "POST", "/v1/payment-runs", writer, create(inv1))
+
+	// The bank sends a transfer back: the completed run keeps the item,
+	// marked returned, and the invoice may go into another run.
+	returns := "/v1/payment-runs/" + id + "/returns"
+	p.expectInvalid([]string{"invoice_id"}, "POST", returns, writer, map[string]any{})
+	p.expectInvalid([]string{"invoice_id"}, "POST", returns, writer, map[string]any{"invoice_id": "x"})
+	p.expectInvalid([]string{"reason"}, "POST", returns, writer, map[string]any{"invoice_id": inv1, "reason": " "})
+	p.expectError(404, "NOT_FOUND", "POST", returns, writer, map[string]any{"invoice_id": inv4})
+	p.expectError(404, "NOT_FOUND", "POST", "/v1/payment-runs/"+uuid.NewString()+"/returns", writer, map[string]any{"invoice_id": inv1})
+	p.expectError(403, "FORBIDDEN", "POST", returns, reader, map[string]any{"invoice_id": inv1})
+	p.expectError(404, "NOT_FOUND", "POST", returns, p.apiKey(other, "kreditoren:write"), map[string]any{"invoice_id": inv1})
+	returned := p.must(200, "POST", returns, writer, map[string]any{"invoice_id": inv1, "reason": "AC04 Konto erloschen"}, "Idempotency-Key", "return-1")
+	var marks []string
+	for _, it := range returned.list("items") {
+		marks = append(marks, fmt.Sprintf("%s %v %v", it["invoice_number"], it["return_reason"], it["returned_at"] != nil))
+	}
+	if diff := cmp.Diff([]string{"RE-1001 AC04 Konto erloschen true", "RE-1002 <nil> false", "AH/2026/7 <nil> false"}, marks); diff != "" ||
+		returned.str("status") != "completed" || fmt.Sprint(returned.Body["total_amount"]) != "1516.62" {
+		t.Fatalf("returned (-want +got):\n%s\n%s", diff, returned.Raw)
+	}
+	if again := p.must(200, "POST", returns, writer, map[string]any{"invoice_id": inv1, "reason": "AC04 Konto erloschen"}, "Idempotency-Key", "return-1"); !bytes.Equal(again.Raw, returned.Raw) {
+		t.Fatalf("the return's retry under its key: %s", again.Raw)
+	}
+	p.expectError(409, "CONFLICT", "POST", returns, writer, map[string]any{"invoice_id": inv1})
+	p.expectError(409, "INVOICE_ALREADY_IN_ACTIVE_RUN", "POST", "/v1/payment-runs", writer, create(inv2))
+	rerun := p.must(201, "POST", "/v1/payment-runs", writer, create(inv1))
+	if diff := cmp.Diff([]string{"RE-1001 116.62 2.38"}, itemsOf(rerun)); diff != "" {
+		t.Fatalf("the returned invoice in a new run (-want +got):\n%s", diff)
+	}
+	p.expectError(409, "INVALID_STATE_TRANSITION", "POST", "/v1/payment-runs/"+rerun.str("id")+"/returns", writer, map[string]any{"invoice_id": inv1})
+	p.must(200, "POST", "/v1/payment-runs/"+rerun.str("id")+"/cancel", writer, nil)
 
 	// Cancelling frees the invoices: 409 while the run is active, a new run after.
 	second := p.must(201, "POST", "/v1/payment-runs", writer, create(inv4))

@@ -30,6 +30,8 @@ const (
 	// transfers without splitting, and one request locks as many rows.
 	MaxRunInvoices = 1000
 	MaxLabelLength = 140
+	// MaxReturnReasonLength bounds the reason of a returned transfer.
+	MaxReturnReasonLength = 500
 )
 
 // PaymentRun is a payment run as the API shows it.
@@ -117,6 +119,12 @@ type RunStore interface {
 	// them, so no other run pays them again. An unknown id is NOT_FOUND;
 	// an error of decide is returned unchanged.
 	ChangePaymentRun(ctx context.Context, tenantID, id string, decide func(RunFile) (Transition, error)) (RunFile, error)
+	// ReturnPaymentRunItem marks the transfer of invoiceID in run id as
+	// returned at at, with reason, once check accepts the locked run: the
+	// item is no longer active, so the invoice may go into another run.
+	// An unknown run is NOT_FOUND; an error of check is returned
+	// unchanged, with nothing written.
+	ReturnPaymentRunItem(ctx context.Context, tenantID, id, invoiceID string, reason *string, at time.Time, check func(RunFile) error) (RunFile, error)
 }
 
 // Banks is what payment runs ask the bank service: the account paid from.
@@ -273,6 +281,51 @@ func (p *PaymentRuns) Complete(ctx context.Context, tenantID, id string) (Paymen
 func (p *PaymentRuns) Cancel(ctx context.Context, tenantID, id string) (PaymentRun, error) {
 	f, err := p.change(ctx, tenantID, id, func(f RunFile) (Transition, error) {
 		return p.step(f, "cancel", payablesv1.RunCancelled, payablesv1.RunDraft, payablesv1.RunApproved, payablesv1.RunExported)
+	})
+	return f.Run, err
+}
+
+// Return records that the bank sent the transfer of one invoice of a
+// completed run back (a closed account, a wrong IBAN): the run keeps the
+// item with the return, and the invoice may go into another run. What is
+// paid stays the bank's to say, as always: the transfer and its return on
+// the statement, reconciled, net out.
+func (p *PaymentRuns) Return(ctx context.Context, tenantID, id string, in payablesv1.PaymentRunReturn) (PaymentRun, error) {
+	if !ValidID(id) {
+		return PaymentRun{}, runNotFound(id)
+	}
+	var details []errs.Detail
+	if !ValidID(in.InvoiceID) {
+		details = append(details, errs.Field("invoice_id", "required: the id (UUID) of an invoice of the run"))
+	}
+	var reason *string
+	if in.Reason != nil {
+		r := strings.TrimSpace(*in.Reason)
+		if r == "" || utf8.RuneCountInString(r) > MaxReturnReasonLength {
+			details = append(details, errs.Field("reason", fmt.Sprintf("1 to %d characters", MaxReturnReasonLength)))
+		}
+		reason = &r
+	}
+	if len(details) > 0 {
+		return PaymentRun{}, errs.Invalid("invalid return of a transfer", details...)
+	}
+	at := p.now().UTC().Truncate(time.Microsecond)
+	f, err := p.store.ReturnPaymentRunItem(ctx, tenantID, id, in.InvoiceID, reason, at, func(f RunFile) error {
+		if f.Run.Status != payablesv1.RunCompleted {
+			return &errs.Error{Code: errs.InvalidStateTransition,
+				Message: fmt.Sprintf("payment run %s is %s; only the transfers of a completed run can come back (a run the bank has not executed is cancelled instead)", f.Run.ID, f.Run.Status),
+				Details: []errs.Detail{errs.Field("status", f.Run.Status)}}
+		}
+		for _, it := range f.Items {
+			if it.InvoiceID != in.InvoiceID {
+				continue
+			}
+			if it.ReturnedAt != nil {
+				return errs.E(errs.Conflict, "the transfer of invoice %s was recorded as returned on %s", it.InvoiceNumber, it.ReturnedAt.Format(time.RFC3339))
+			}
+			return nil
+		}
+		return errs.NotFoundf("invoice %s is not in payment run %s", in.InvoiceID, f.Run.ID)
 	})
 	return f.Run, err
 }

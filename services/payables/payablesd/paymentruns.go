@@ -40,6 +40,10 @@ func RunRoutes(runs *payables.PaymentRuns) []natsx.Route {
 		change(payablesv1.SubjectPaymentRunsApprove, true, runs.Approve),
 		change(payablesv1.SubjectPaymentRunsComplete, true, runs.Complete),
 		change(payablesv1.SubjectPaymentRunsCancel, true, runs.Cancel),
+		{Subject: payablesv1.SubjectPaymentRunsReturn, Idempotent: true, Decode: natsx.DecodeWithID[payablesv1.PaymentRunReturn],
+			Endpoint: natsx.Typed(func(ctx context.Context, in natsx.WithID[payablesv1.PaymentRunReturn]) (payables.PaymentRun, error) {
+				return runs.Return(ctx, tenant(ctx), in.ID, in.Body)
+			})},
 		{Subject: payablesv1.SubjectPaymentRunsExport, Decode: natsx.PathParam("id"), Endpoint: natsx.Typed(func(ctx context.Context, id string) (*natsx.Response, error) {
 			doc, _, err := runs.Export(ctx, tenant(ctx), id)
 			if err != nil {

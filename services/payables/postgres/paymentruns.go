@@ -43,13 +43,14 @@ func scanRun(row pgx.CollectableRow) (payables.RunFile, error) {
 }
 
 const itemColumns = `i.invoice_id, i.vendor_id, i.vendor_name, i.invoice_number, i.iban, i.bic, i.amount::text, i.discount::text,
-	i.remittance, i.end_to_end_id, i.street, i.zip, i.city, i.country`
+	i.remittance, i.end_to_end_id, i.street, i.zip, i.city, i.country, i.returned_at, i.return_reason`
 
 func scanItem(row pgx.CollectableRow) (payables.RunItem, error) {
 	var it payables.RunItem
 	var amount, discount string
 	err := row.Scan(&it.InvoiceID, &it.VendorID, &it.VendorName, &it.InvoiceNumber, &it.IBAN, &it.BIC, &amount, &discount,
-		&it.Remittance, &it.EndToEndID, &it.Address.Street, &it.Address.Zip, &it.Address.City, &it.Address.Country)
+		&it.Remittance, &it.EndToEndID, &it.Address.Street, &it.Address.Zip, &it.Address.City, &it.Address.Country,
+		&it.ReturnedAt, &it.ReturnReason)
 	if err != nil {
 		return it, err
 	}
@@ -306,6 +307,34 @@ func (s *Store) ChangePaymentRun(ctx context.Context, tenantID, id string, decid
 	})
 	if err = db.NotFound(err, "payment run %s not found", id); err != nil {
 		return payables.RunFile{}, errs.Wrap("postgres.ChangePaymentRun", err)
+	}
+	return out, nil
+}
+
+// ReturnPaymentRunItem implements payables.RunStore.
+func (s *Store) ReturnPaymentRunItem(ctx context.Context, tenantID, id, invoiceID string, reason *string, at time.Time, check func(payables.RunFile) error) (payables.RunFile, error) {
+	var out payables.RunFile
+	err := db.InTenant(ctx, s.pool, tenantID, db.ReadCommitted, func(tx pgx.Tx) error {
+		cur, err := runFile(ctx, tx, tenantID, id, " FOR UPDATE OF r")
+		if err != nil {
+			return err
+		}
+		if err := check(cur); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, `UPDATE payables.payment_run_items SET active = false, returned_at = $4, return_reason = $5
+			WHERE tenant_id = $1 AND run_id = $2 AND invoice_id = $3 AND returned_at IS NULL`, tenantID, id, invoiceID, at, reason)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() != 1 {
+			return fmt.Errorf("invoice %s: %d items of run %s returned", invoiceID, tag.RowsAffected(), id)
+		}
+		out, err = runFile(ctx, tx, tenantID, id, "")
+		return err
+	})
+	if err = db.NotFound(err, "payment run %s not found", id); err != nil {
+		return payables.RunFile{}, errs.Wrap("postgres.ReturnPaymentRunItem", err)
 	}
 	return out, nil
 }
