@@ -337,7 +337,7 @@ var tools = []tool{
 			"label":           str("optional label, at most 140 characters"),
 			"idempotency_key": idemArg,
 		})},
-	{"approve_payment_run", "Release a draft payment run for export (draft -> approved). Needs kreditoren:review: who prepares a run (kreditoren:write) and who releases it are meant to be two people.", "POST /v1/payment-runs/{id}/approve",
+	{"approve_payment_run", "Release a draft payment run for export (draft -> approved). Needs kreditoren:review and someone other than who prepared it (four eyes): the same key or user releasing its own run is FORBIDDEN unless it holds the admin scope (the tenant's owner).", "POST /v1/payment-runs/{id}/approve",
 		obj([]string{"id"}, map[string]any{"id": str("payment run id (UUID); see list_payment_runs"), "idempotency_key": idemArg})},
 	{"export_payment_run", "Write the SEPA file (pain.001.001.09 XML) of an approved payment run for upload to the bank (approved -> exported). Exporting again answers the same file.", "POST /v1/payment-runs/{id}/export",
 		obj([]string{"id"}, map[string]any{"id": str("payment run id (UUID); see list_payment_runs")})},

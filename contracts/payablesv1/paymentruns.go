@@ -90,11 +90,15 @@ type PaymentRun struct {
 	TotalDiscount money.Amount     `json:"total_discount"`
 	InvoiceCount  int              `json:"invoice_count"`
 	Items         []PaymentRunItem `json:"items,omitempty"`
-	CreatedAt     time.Time        `json:"created_at"`
-	ApprovedAt    *time.Time       `json:"approved_at"`
-	ExportedAt    *time.Time       `json:"exported_at"`
-	CompletedAt   *time.Time       `json:"completed_at"`
-	CancelledAt   *time.Time       `json:"cancelled_at"`
+	// CreatedBy and ApprovedBy are who prepared and who released the run:
+	// "key:<API key id>" or "user:<user id>".
+	CreatedBy   *string    `json:"created_by"`
+	ApprovedBy  *string    `json:"approved_by"`
+	CreatedAt   time.Time  `json:"created_at"`
+	ApprovedAt  *time.Time `json:"approved_at"`
+	ExportedAt  *time.Time `json:"exported_at"`
+	CompletedAt *time.Time `json:"completed_at"`
+	CancelledAt *time.Time `json:"cancelled_at"`
 }
 
 // PaymentRunList is the reply of SubjectPaymentRunsList, newest first.

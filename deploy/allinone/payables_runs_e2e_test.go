@@ -350,6 +350,23 @@ func TestPaymentRunRoutes(t *testing.T) {
 	p.must(200, "POST", "/v1/payment-runs/"+third+"/export", reviewer, nil)
 	p.must(200, "POST", "/v1/payment-runs/"+third+"/cancel", writer, nil)
 
+	// Four eyes: a key holding both scopes cannot release the run it
+	// prepared; someone else can, and the tenant's admin its own.
+	both := p.apiKey(admin, "kreditoren:read", "kreditoren:write", "kreditoren:review")
+	own := p.must(201, "POST", "/v1/payment-runs", both, create(inv4))
+	p.expectError(403, "FORBIDDEN", "POST", "/v1/payment-runs/"+own.str("id")+"/approve", both, nil)
+	released := p.must(200, "POST", "/v1/payment-runs/"+own.str("id")+"/approve", reviewer, nil)
+	if by := released.str("created_by"); !strings.HasPrefix(by, "key:") || by != own.str("created_by") ||
+		!strings.HasPrefix(released.str("approved_by"), "key:") || released.str("approved_by") == by {
+		t.Fatalf("prepared and released by: %s", released.Raw)
+	}
+	p.must(200, "POST", "/v1/payment-runs/"+own.str("id")+"/cancel", both, nil)
+	owners := p.must(201, "POST", "/v1/payment-runs", admin, create(inv4)).str("id")
+	if r := p.must(200, "POST", "/v1/payment-runs/"+owners+"/approve", admin, nil); r.str("approved_by") != r.str("created_by") {
+		t.Fatalf("the admin's own run: %s", r.Raw)
+	}
+	p.must(200, "POST", "/v1/payment-runs/"+owners+"/cancel", admin, nil)
+
 	// Idempotency-Key: a repeat answers the first run.
 	key := uuid.NewString()
 	first := p.must(201, "POST", "/v1/payment-runs", writer, create(inv4), "Idempotency-Key", key)

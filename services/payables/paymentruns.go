@@ -52,9 +52,18 @@ type Debtor struct {
 	Address payablesv1.Address
 }
 
+// Actor is who acts on a run: the API key or user (auth.Claims.Actor),
+// and whether they hold the admin scope, which makes them the tenant's
+// owner.
+type Actor struct {
+	ID    string
+	Owner bool
+}
+
 // NewRun is a checked payment run to create.
 type NewRun struct {
 	ID            string
+	CreatedBy     string
 	Label         *string
 	BankAccountID string
 	ExecutionDate time.Time
@@ -96,6 +105,7 @@ type Transition struct {
 	To      string
 	At      time.Time
 	PainXML []byte
+	By      string // who approved, stored with an approval
 }
 
 // RunStore keeps payment runs; postgres.Store implements it.
@@ -186,11 +196,12 @@ func (p *PaymentRuns) Get(ctx context.Context, tenantID, id string) (PaymentRun,
 // Create checks a new run, asks the bank service for the account paid
 // from and identity for the company holding it, and stores the run in
 // draft with one credit transfer per invoice.
-func (p *PaymentRuns) Create(ctx context.Context, tenantID string, in payablesv1.PaymentRunInput) (PaymentRun, error) {
+func (p *PaymentRuns) Create(ctx context.Context, tenantID string, by Actor, in payablesv1.PaymentRunInput) (PaymentRun, error) {
 	r, err := CheckRunInput(in, p.today())
 	if err != nil {
 		return PaymentRun{}, err
 	}
+	r.CreatedBy = by.ID
 	// The peers are asked before any row is locked: no lock waits on
 	// another service.
 	acct, err := p.banks.Account(ctx, tenantID, r.BankAccountID)
@@ -236,10 +247,22 @@ func (p *PaymentRuns) Create(ctx context.Context, tenantID string, in payablesv1
 
 // Approve releases a draft run for export (draft -> approved). Approving
 // needs kreditoren:review, a scope apart from the kreditoren:write that
-// creates a run: the four-eyes principle of paying suppliers.
-func (p *PaymentRuns) Approve(ctx context.Context, tenantID, id string) (PaymentRun, error) {
+// creates a run, and someone other than who prepared it: the four-eyes
+// principle of paying suppliers. The tenant's owner (the admin scope) may
+// release their own run: a business of one has nobody else.
+func (p *PaymentRuns) Approve(ctx context.Context, tenantID, id string, by Actor) (PaymentRun, error) {
 	f, err := p.change(ctx, tenantID, id, func(f RunFile) (Transition, error) {
-		return p.step(f, "approve", payablesv1.RunApproved, payablesv1.RunDraft)
+		t, err := p.step(f, "approve", payablesv1.RunApproved, payablesv1.RunDraft)
+		if err != nil {
+			return t, err
+		}
+		if c := f.Run.CreatedBy; c != nil && *c == by.ID && !by.Owner {
+			return Transition{}, errs.E(errs.Forbidden,
+				"payment run %s was prepared by the same %s; four eyes: someone else (with kreditoren:review) or the tenant's admin releases it",
+				f.Run.ID, strings.SplitN(by.ID, ":", 2)[0])
+		}
+		t.By = by.ID
+		return t, nil
 	})
 	return f.Run, err
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/ledgerplatform/ledger/contracts/identityv1"
 	"github.com/ledgerplatform/ledger/contracts/payablesv1"
 	"github.com/ledgerplatform/ledger/contracts/rpc"
+	"github.com/ledgerplatform/ledger/pkg/auth"
 	"github.com/ledgerplatform/ledger/pkg/errs"
 	"github.com/ledgerplatform/ledger/pkg/idem"
 	"github.com/ledgerplatform/ledger/pkg/natsx"
@@ -30,14 +31,16 @@ func RunRoutes(runs *payables.PaymentRuns) []natsx.Route {
 		})},
 		{Subject: payablesv1.SubjectPaymentRunsCreate, Idempotent: true, Decode: natsx.JSON[payablesv1.PaymentRunInput], Endpoint: natsx.Typed(func(ctx context.Context, in payablesv1.PaymentRunInput) (*natsx.Response, error) {
 			idem.Reply(ctx, func(v any) any { return natsx.Created(v) })
-			r, err := runs.Create(ctx, tenant(ctx), in)
+			r, err := runs.Create(ctx, tenant(ctx), actor(ctx), in)
 			if err != nil {
 				return nil, err
 			}
 			return natsx.Created(r), nil
 		})},
 		change(payablesv1.SubjectPaymentRunsGet, false, runs.Get),
-		change(payablesv1.SubjectPaymentRunsApprove, true, runs.Approve),
+		change(payablesv1.SubjectPaymentRunsApprove, true, func(ctx context.Context, tenantID, id string) (payables.PaymentRun, error) {
+			return runs.Approve(ctx, tenantID, id, actor(ctx))
+		}),
 		change(payablesv1.SubjectPaymentRunsComplete, true, runs.Complete),
 		change(payablesv1.SubjectPaymentRunsCancel, true, runs.Cancel),
 		{Subject: payablesv1.SubjectPaymentRunsReturn, Idempotent: true, Decode: natsx.DecodeWithID[payablesv1.PaymentRunReturn],
@@ -53,6 +56,13 @@ func RunRoutes(runs *payables.PaymentRuns) []natsx.Route {
 				Disposition: `attachment; filename="payment-run-` + strings.ReplaceAll(id, `"`, "") + `.xml"`}, nil
 		})},
 	}
+}
+
+// actor is who calls: their key or user, and whether they are the
+// tenant's owner (the admin scope).
+func actor(ctx context.Context) payables.Actor {
+	c := natsx.Claims(ctx)
+	return payables.Actor{ID: c.Actor(), Owner: slices.Contains(c.Scopes, auth.Admin)}
 }
 
 // runFilter reads the query of GET /v1/payment-runs.

@@ -22,7 +22,7 @@ import (
 const runColumns = `r.id, r.status, r.label, r.bank_account_id, r.debtor_name, r.debtor_iban, r.debtor_bic,
 	r.debtor_street, r.debtor_zip, r.debtor_city, r.debtor_country, r.execution_date::text,
 	r.total_amount::text, r.total_discount::text, r.invoice_count, r.created_at, r.approved_at, r.exported_at,
-	r.completed_at, r.cancelled_at`
+	r.completed_at, r.cancelled_at, r.created_by, r.approved_by`
 
 func scanRun(row pgx.CollectableRow) (payables.RunFile, error) {
 	var f payables.RunFile
@@ -30,7 +30,8 @@ func scanRun(row pgx.CollectableRow) (payables.RunFile, error) {
 	var total, discount string
 	err := row.Scan(&r.ID, &r.Status, &r.Label, &r.BankAccountID, &f.Debtor.Name, &f.Debtor.IBAN, &f.Debtor.BIC,
 		&f.Debtor.Address.Street, &f.Debtor.Address.Zip, &f.Debtor.Address.City, &f.Debtor.Address.Country, &r.ExecutionDate,
-		&total, &discount, &r.InvoiceCount, &r.CreatedAt, &r.ApprovedAt, &r.ExportedAt, &r.CompletedAt, &r.CancelledAt)
+		&total, &discount, &r.InvoiceCount, &r.CreatedAt, &r.ApprovedAt, &r.ExportedAt, &r.CompletedAt, &r.CancelledAt,
+		&r.CreatedBy, &r.ApprovedBy)
 	if err != nil {
 		return f, err
 	}
@@ -162,10 +163,10 @@ func (s *Store) CreatePaymentRun(ctx context.Context, tenantID string, r payable
 		}
 		a := r.Debtor.Address
 		if _, err := tx.Exec(ctx, `INSERT INTO payables.payment_runs (id, tenant_id, label, bank_account_id, debtor_name, debtor_iban, debtor_bic,
-				debtor_street, debtor_zip, debtor_city, debtor_country, execution_date, total_amount, total_discount, invoice_count)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+				debtor_street, debtor_zip, debtor_city, debtor_country, execution_date, total_amount, total_discount, invoice_count, created_by)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
 			r.ID, tenantID, r.Label, r.BankAccountID, r.Debtor.Name, r.Debtor.IBAN, r.Debtor.BIC, a.Street, a.Zip, a.City, a.Country,
-			r.ExecutionDate, total.String(), discount.String(), len(items)); err != nil {
+			r.ExecutionDate, total.String(), discount.String(), len(items), nullIfEmpty(r.CreatedBy)); err != nil {
 			return err
 		}
 		batch := &pgx.Batch{}
@@ -260,6 +261,13 @@ func scanOpenInvoice(row pgx.CollectableRow) (payables.OpenInvoice, error) {
 	return inv, nil
 }
 
+func nullIfEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
 func deref(s *string) string {
 	if s == nil {
 		return ""
@@ -288,8 +296,8 @@ func (s *Store) ChangePaymentRun(ctx context.Context, tenantID, id string, decid
 		if column == "" {
 			return fmt.Errorf("no transition to %q", t.To)
 		}
-		if _, err := tx.Exec(ctx, `UPDATE payables.payment_runs SET status = $3, `+column+` = $4, pain_xml = coalesce($5, pain_xml)
-			WHERE tenant_id = $1 AND id = $2`, tenantID, id, t.To, t.At, t.PainXML); err != nil {
+		if _, err := tx.Exec(ctx, `UPDATE payables.payment_runs SET status = $3, `+column+` = $4, pain_xml = coalesce($5, pain_xml),
+			approved_by = coalesce($6, approved_by) WHERE tenant_id = $1 AND id = $2`, tenantID, id, t.To, t.At, t.PainXML, nullIfEmpty(t.By)); err != nil {
 			return err
 		}
 		if t.To == payablesv1.RunCancelled {
