@@ -326,14 +326,7 @@ func TestRenderCharactersBeyondTheFonts(t *testing.T) {
 	d := einvoicetest.Invoice19()
 	d.Buyer.Name = "北京贸易有限公司 😀"
 	d.Lines[0].Description = "Beratung 🚀 " + strings.Repeat("Ωμέγα ", 20)
-	x, err := einvoice.CII(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := invoicepdf.Render(d, x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	x, p := render(t, d)
 	text := strings.ReplaceAll(pdfText(t, p), "\n", " ")
 	for _, w := range []string{"北京贸易有限公司 \uFFFD", "Beratung \uFFFD Ωμέγα Ωμέγα", d.Number} {
 		if !strings.Contains(text, w) {
@@ -357,14 +350,7 @@ func TestRenderPagesBreak(t *testing.T) {
 		l.Description = "Beratung, Teil " + strconv.Itoa(i) + " mit einer längeren Beschreibung, die in der Spalte umbrechen muss"
 		d.Lines = append(d.Lines, l)
 	}
-	x, err := einvoice.CII(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := invoicepdf.Render(d, x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, p := render(t, d)
 	ctx := readContext(t, p)
 	if ctx.PageCount < 3 {
 		t.Fatalf("%d pages for 60 two-line items", ctx.PageCount)
@@ -467,6 +453,19 @@ func BenchmarkRender(b *testing.B) {
 			}
 		})
 	}
+}
+
+// render gives d's XML and PDF.
+func render(t testing.TB, d einvoice.Document) (xml, pdf []byte) {
+	t.Helper()
+	xml, err := einvoice.CII(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pdf, err = invoicepdf.Render(d, xml); err != nil {
+		t.Fatal(err)
+	}
+	return xml, pdf
 }
 
 func readContext(t testing.TB, pdf []byte) *model.Context {
