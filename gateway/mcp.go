@@ -1,13 +1,20 @@
 package gateway
 
 import (
+	"bytes"
 	"cmp"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"mime"
+	"mime/multipart"
 	"net/http"
+	"net/textproto"
 	"net/url"
+	"path"
 	"slices"
 	"strings"
 
@@ -89,7 +96,9 @@ func (g *Gateway) serveMCP(w http.ResponseWriter, r *http.Request) {
 		x.reject(w, err)
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.cfg.MaxBodyBytes))
+	// A message may carry a file for an upload tool, in base64; any other
+	// tool's arguments are held to the REST body limit (callTool).
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, max(g.cfg.MaxBodyBytes, g.cfg.MaxUploadBytes/3*4+64<<10)))
 	var req rpcRequest
 	if err == nil {
 		// The message as a whole is read as strictly as a REST body, so no
@@ -180,7 +189,16 @@ func (g *Gateway) callTool(ctx context.Context, x *exchange, raw json.RawMessage
 		return nil, x.rpcError(-32602, errs.NotFoundf("unknown tool %s", p.Name))
 	}
 	x.use(t.route, func(name string) string { return scalar(p.Arguments[name]) })
-	reply, err := g.call(ctx, x, func() (*natsx.Request, string, error) { return t.request(p.Arguments) })
+	reply, err := g.call(ctx, x, func() (*natsx.Request, string, error) {
+		if t.route.Flags&Upload == 0 && int64(len(raw)) > g.cfg.MaxBodyBytes {
+			return nil, "", errs.E(errs.PayloadTooLarge, "the arguments exceed %d bytes", g.cfg.MaxBodyBytes)
+		}
+		req, key, err := t.request(p.Arguments)
+		if err == nil && int64(len(req.Body)) > g.cfg.MaxUploadBytes+64<<10 {
+			err = errs.E(errs.FileTooLarge, "the file exceeds %d bytes; files may have at most 10 MB", g.cfg.MaxUploadBytes)
+		}
+		return req, key, err
+	})
 	if err != nil {
 		_, body := x.fail(err)
 		b, _ := json.Marshal(body)
@@ -243,6 +261,10 @@ func (t *mcpTool) request(args map[string]json.RawMessage) (*natsx.Request, stri
 			return nil, "", errs.Invalid("missing argument "+name, errs.Field(name, "required"))
 		}
 	}
+	if t.route.Flags&Upload != 0 {
+		req.Body, req.ContentType, err = uploadForm(body)
+		return req, key, err
+	}
 	if t.route.Method != http.MethodGet {
 		b, err := json.Marshal(body)
 		if err != nil {
@@ -252,6 +274,54 @@ func (t *mcpTool) request(args map[string]json.RawMessage) (*natsx.Request, stri
 	}
 	return req, key, nil
 }
+
+// uploadForm is the multipart form an upload route takes, made of a
+// tool's arguments: MCP has no file arguments, so the file comes as
+// file_base64 with its filename and, optionally, its content_type (else
+// the one its extension names); any other argument is a text field.
+func uploadForm(args map[string]json.RawMessage) ([]byte, string, error) {
+	var file, name, ctype string
+	for k, dst := range map[string]*string{"file_base64": &file, "filename": &name, "content_type": &ctype} {
+		if v, ok := args[k]; ok {
+			if err := json.Unmarshal(v, dst); err != nil {
+				return nil, "", errs.Invalid(k+" must be a string", errs.Field(k, "must be a string"))
+			}
+			delete(args, k)
+		}
+	}
+	data, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(file), ""))
+	if err != nil || len(data) == 0 {
+		return nil, "", errs.Invalid("file_base64 is not a file in base64", errs.Field("file_base64", "the file's bytes in standard base64, not empty"))
+	}
+	if ctype == "" {
+		ctype = cmp.Or(fileTypes[strings.ToLower(path.Ext(name))], "application/octet-stream")
+	}
+	var b bytes.Buffer
+	w := multipart.NewWriter(&b)
+	h := textproto.MIMEHeader{}
+	h.Set("Content-Disposition", mime.FormatMediaType("form-data", map[string]string{"name": "file", "filename": name}))
+	h.Set("Content-Type", ctype)
+	part, err := w.CreatePart(h)
+	if err == nil {
+		_, err = part.Write(data)
+	}
+	for _, k := range slices.Sorted(maps.Keys(args)) {
+		if err == nil {
+			err = w.WriteField(k, scalar(args[k]))
+		}
+	}
+	if err == nil {
+		err = w.Close()
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("gateway.uploadForm: %w", err)
+	}
+	return b.Bytes(), w.FormDataContentType(), nil
+}
+
+// fileTypes are the content types of the files the upload routes take, by
+// extension (not mime.TypeByExtension, which reads the system's tables).
+var fileTypes = map[string]string{".pdf": "application/pdf", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".png": "image/png", ".xml": "application/xml"}
 
 // scalar turns a JSON argument into a path or query value.
 func scalar(v json.RawMessage) string {

@@ -258,6 +258,17 @@ var tools = []tool{
 			"notes":           str("optional notes, at most 2000 characters"),
 			"idempotency_key": idemArg,
 		})},
+	{"upload_to_inbox", "Put one incoming invoice into the payables inbox, as an e-mail attachment would come: a PDF, JPG, PNG or XML e-invoice (CII or UBL) of at most 10 MiB, given as base64. It is stored as a document, an inbox item is made and its extraction (e-invoice data, text layer or OCR) queued; list_inbox and list_invoice_review_cases show the result. The same file again is 409 DUPLICATE_DOCUMENT, so a retry is safe; a type the content contradicts 400 MIME_MISMATCH.", "POST /v1/inbox",
+		obj([]string{"file_base64", "filename"}, map[string]any{
+			"file_base64":  map[string]any{"type": "string", "contentEncoding": "base64", "minLength": 4, "description": "the file's bytes, standard base64"},
+			"filename":     map[string]any{"type": "string", "minLength": 1, "maxLength": 255, "description": "the file's name, e.g. rechnung-4711.pdf; its extension gives the type when content_type is not set"},
+			"content_type": map[string]any{"type": "string", "enum": []string{"application/pdf", "image/jpeg", "image/png", "application/xml", "text/xml"}, "description": "optional: the file's type"}})},
+	{"upload_document", "Store a receipt or invoice as a ledger document (GoBD archive) to attach to bookings: a PDF, JPG or PNG of at most 10 MiB, given as base64; deduplicated by its SHA-256, so the same file answers the document already stored. Answers the document id to pass as document_id.", "POST /v1/documents",
+		obj([]string{"file_base64", "filename"}, map[string]any{
+			"file_base64":     map[string]any{"type": "string", "contentEncoding": "base64", "minLength": 4, "description": "the file's bytes, standard base64"},
+			"filename":        map[string]any{"type": "string", "minLength": 1, "maxLength": 255, "description": "the file's name, e.g. beleg.pdf; its extension gives the type when content_type is not set"},
+			"content_type":    map[string]any{"type": "string", "enum": []string{"application/pdf", "image/jpeg", "image/png"}, "description": "optional: the file's type"},
+			"idempotency_key": idemArg})},
 	{"extract_document", "Read an uploaded document (see POST /v1/documents) as an incoming invoice and answer the OCR result: vendor name, VAT ID, IBAN and address, invoice number and dates, net, tax and gross totals with the tax breakdown, line items, payment terms and reference. E-invoices (ZUGFeRD/Factur-X, XRechnung) are read exactly from their data. The result is also stored on the document. NOT_FOUND: no such document; FILE_NOT_FOUND: its file is gone; INVALID_INPUT: the document is no readable invoice; OCR_FAILED: reading failed.", "POST /v1/ocr/extract",
 		obj([]string{"document_id"}, map[string]any{"document_id": str("document id (UUID) as POST /v1/documents answered it")})},
 	{"update_vendor", "Change a vendor: give only the fields to change (address part by part). An empty tax_id, vat_id, iban, bic, default_account or notes removes it; is_active false deactivates the vendor (vendors are never deleted).", "PATCH /v1/vendors/{id}",

@@ -2,6 +2,7 @@ package allinone_test
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -332,6 +333,8 @@ var happyCases = map[string][]happyCase{
 			return f.as(happyReq{multipart: []part{fileField("scan.png", "image/png", pngOf(3))}})
 		}, battery: func(f *fixture) happyReq {
 			return f.as(happyReq{multipart: []part{fileField("scan.pdf", "application/pdf", pdfOf("battery upload "+f.label))}})
+		}, mcp: func(f *fixture, args map[string]any) {
+			args["file_base64"], args["filename"] = base64.StdEncoding.EncodeToString(pngOf(4)), "scan-mcp.png"
 		}},
 		{name: "known", build: func(f *fixture) happyReq {
 			return f.as(happyReq{multipart: []part{fileField("again.pdf", "application/pdf", pdfOf("doc "+f.label))}})
@@ -575,6 +578,8 @@ var happyCases = map[string][]happyCase{
 		return f.as(happyReq{multipart: []part{fileField("eingang.pdf", "application/pdf", pdfOf("inbox upload "+f.label))}})
 	}, battery: func(f *fixture) happyReq {
 		return f.as(happyReq{multipart: []part{fileField("eingang.pdf", "application/pdf", pdfOf("inbox battery "+f.label))}})
+	}, mcp: func(f *fixture, args map[string]any) {
+		args["file_base64"], args["filename"] = base64.StdEncoding.EncodeToString(pdfOf("inbox mcp "+f.label)), "eingang-mcp.pdf"
 	}}},
 	"extractDocument": {{build: func(f *fixture) happyReq { return f.as(happyReq{body: map[string]any{"document_id": f.invoiceDoc}}) }}},
 	"updateVendor": {{build: func(f *fixture) happyReq { return f.as(happyReq{params: pathID("id", f.vendor), example: true}) },

@@ -480,3 +480,48 @@ func TestInboxScannedInvoice(t *testing.T) {
 		t.Fatalf("review case %s", rc.Raw)
 	}
 }
+
+// TestInboxUploadOverMCP: an agent puts an e-invoice into the inbox with
+// the upload_to_inbox tool (the file in base64, as MCP has no file
+// arguments); it takes the REST upload's path to the review queue, and the
+// tool answers the route's refusals as tool errors.
+func TestInboxUploadOverMCP(t *testing.T) {
+	p, admin, tenant := setup(t, nil, "MCP Eingang GmbH")
+	w := p.apiKey(admin, "kreditoren:read", "kreditoren:write")
+	zugferd := readRepoFile(t, "services", "payables", "einvoicein", "testdata", "mustang-EN16931_Einfach.pdf")
+	upload := func(args map[string]any) (map[string]any, bool) {
+		return toolResult(t, p.mcpCall(t, w, 1, "tools/call", map[string]any{"name": "upload_to_inbox", "arguments": args}))
+	}
+	item, isErr := upload(map[string]any{"file_base64": base64.StdEncoding.EncodeToString(zugferd), "filename": "rechnung 471102.pdf"})
+	if isErr || item["status"] == nil || item["original_name"] != "rechnung 471102.pdf" {
+		t.Fatalf("upload_to_inbox: %v", item)
+	}
+	var caseID string
+	eventually(t, 60*time.Second, func() error {
+		return p.owner.QueryRow(context.Background(), `SELECT review_case_id FROM payables.inbox_items
+			WHERE tenant_id = $1 AND id = $2 AND review_case_id IS NOT NULL`, tenant, item["id"]).Scan(&caseID)
+	})
+	if rc := p.must(200, "GET", "/v1/invoice-review-cases/"+caseID, w, nil); !strings.Contains(string(rc.Raw), `"total_gross":529.87`) {
+		t.Fatalf("review case %s", rc.Raw)
+	}
+	for _, c := range []struct {
+		args map[string]any
+		code string
+	}{
+		{map[string]any{"file_base64": base64.StdEncoding.EncodeToString(zugferd), "filename": "nochmal.pdf"}, "DUPLICATE_DOCUMENT"},
+		{map[string]any{"file_base64": "kein base64!", "filename": "x.pdf"}, "INVALID_INPUT"},
+		{map[string]any{"file_base64": base64.StdEncoding.EncodeToString(zugferd), "filename": "bild.png"}, "MIME_MISMATCH"},
+		{map[string]any{"filename": "x.pdf"}, "INVALID_INPUT"},
+	} {
+		if res, isErr := upload(c.args); !isErr || res["code"] != c.code {
+			t.Errorf("%v: want the tool error %s, got %v", c.args["filename"], c.code, res)
+		}
+	}
+	p.wantCount(1, `SELECT count(*) FROM payables.inbox_items WHERE tenant_id = $1`, tenant)
+	// Only an upload tool's arguments may exceed the REST body limit.
+	big, isErr := toolResult(t, p.mcpCall(t, w, 1, "tools/call", map[string]any{"name": "list_inbox",
+		"arguments": map[string]any{"status": strings.Repeat("x", 2<<20)}}))
+	if !isErr || big["code"] != "PAYLOAD_TOO_LARGE" {
+		t.Errorf("2 MB of arguments to list_inbox: %.200v", big)
+	}
+}
