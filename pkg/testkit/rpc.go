@@ -211,7 +211,19 @@ func (h *RPC) Fails(subject string, r Rq, status int, code string) Reply {
 // Eventually polls cond until it holds or ten seconds pass.
 func Eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	EventuallyWithin(t, 10*time.Second, what, cond)
+}
+
+// AfterRestart is how long a test waits for an event published while its
+// consumer was down: it may reach the stopped instance's last pull
+// request, which the server can still hold as the new instance starts,
+// and come back only after the consumer's AckWait (30 s).
+const AfterRestart = 45 * time.Second
+
+// EventuallyWithin is Eventually with its own deadline.
+func EventuallyWithin(t testing.TB, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)

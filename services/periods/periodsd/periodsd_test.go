@@ -72,7 +72,7 @@ func TestRun(t *testing.T) {
 			t.Error(err)
 		}
 	}()
-	testkit.Eventually(t, "the events consumed", func() bool {
+	testkit.EventuallyWithin(t, testkit.AfterRestart, "the events consumed", func() bool {
 		var bookings int
 		var status string
 		_ = h.Pool.QueryRow(context.Background(), `SELECT (SELECT coalesce(sum(booking_count), 0) FROM periods.periods WHERE tenant_id = $1),

@@ -12,7 +12,9 @@ import (
 )
 
 // lineEnds writes every line end as \n.
-func lineEnds(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n") }
+func lineEnds(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+}
 
 // FuzzCII feeds arbitrary texts and numbers through Compute and CII: either
 // Compute rejects the document with INVALID_INPUT, or the XML is well-formed,
