@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/url"
 	"strconv"
+	"time"
 
 	"github.com/ledgerplatform/ledger/pkg/errs"
 )
@@ -62,4 +63,34 @@ func DecodeWithID[T any](_ context.Context, r *Request) (any, error) {
 		return nil, err
 	}
 	return in, nil
+}
+
+// DateRange appends to ds what is wrong with the optional dates of a list
+// query, start_date and end_date: one that is not a date YYYY-MM-DD, or,
+// when nothing else in ds is wrong, an end before the start.
+func DateRange(ds []errs.Detail, start, end string) []errs.Detail {
+	for _, d := range []struct{ name, v string }{{"start_date", start}, {"end_date", end}} {
+		if d.v == "" {
+			continue
+		}
+		if t, err := time.Parse(time.DateOnly, d.v); err != nil || t.Format(time.DateOnly) != d.v {
+			ds = append(ds, errs.Field(d.name, "a date YYYY-MM-DD"))
+		}
+	}
+	if len(ds) == 0 && start != "" && end != "" && start > end {
+		ds = append(ds, errs.Field("end_date", "must not be before start_date"))
+	}
+	return ds
+}
+
+// Page appends to ds what is wrong with the page of a list: a limit from 1
+// to max and an offset that is not negative.
+func Page(ds []errs.Detail, limit, offset, max int) []errs.Detail {
+	if limit < 1 || limit > max {
+		ds = append(ds, errs.Field("limit", "must be an integer from 1 to "+strconv.Itoa(max)))
+	}
+	if offset < 0 {
+		ds = append(ds, errs.Field("offset", "must not be negative"))
+	}
+	return ds
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/ledgerplatform/ledger/contracts/money"
 	"github.com/ledgerplatform/ledger/contracts/payablesv1"
 	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/natsx"
 )
 
 // InvoiceRecord is an incoming invoice as the store keeps it.
@@ -83,20 +84,8 @@ func CheckInvoiceFilter(f payablesv1.InvoiceFilter) error {
 	if f.Status != "" && !invoiceStatuses[f.Status] {
 		ds = append(ds, errs.Field("status", "one of draft, open, partially_paid, paid, overdue"))
 	}
-	for _, d := range []struct{ name, v string }{{"start_date", f.StartDate}, {"end_date", f.EndDate}} {
-		if d.v != "" && !ValidDate(d.v) {
-			ds = append(ds, errs.Field(d.name, "a date YYYY-MM-DD"))
-		}
-	}
-	if len(ds) == 0 && f.StartDate != "" && f.EndDate != "" && f.StartDate > f.EndDate {
-		ds = append(ds, errs.Field("end_date", "must not be before start_date"))
-	}
-	if f.Limit < 1 || f.Limit > payablesv1.MaxInvoicesLimit {
-		ds = append(ds, errs.Field("limit", "must be an integer from 1 to 500"))
-	}
-	if f.Offset < 0 {
-		ds = append(ds, errs.Field("offset", "must not be negative"))
-	}
+	ds = natsx.DateRange(ds, f.StartDate, f.EndDate)
+	ds = natsx.Page(ds, f.Limit, f.Offset, payablesv1.MaxInvoicesLimit)
 	if len(ds) > 0 {
 		return errs.Invalid("invalid query", ds...)
 	}

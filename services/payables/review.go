@@ -14,6 +14,7 @@ import (
 	"github.com/ledgerplatform/ledger/contracts/money"
 	"github.com/ledgerplatform/ledger/contracts/payablesv1"
 	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/natsx"
 )
 
 // Review cases (spec: Invoice review case). A case is opened by the
@@ -160,12 +161,7 @@ func CheckReviewCaseFilter(f payablesv1.ReviewCaseFilter) error {
 	if f.QueueState != "" && !queueStates[f.QueueState] {
 		ds = append(ds, errs.Field("queue_state", "one of approval, correction, exception, approved, rejected, posting_failed"))
 	}
-	if f.Limit < 1 || f.Limit > payablesv1.MaxReviewCasesLimit {
-		ds = append(ds, errs.Field("limit", "must be an integer from 1 to 200"))
-	}
-	if f.Offset < 0 {
-		ds = append(ds, errs.Field("offset", "must not be negative"))
-	}
+	ds = natsx.Page(ds, f.Limit, f.Offset, payablesv1.MaxReviewCasesLimit)
 	if len(ds) > 0 {
 		return errs.Invalid("invalid query", ds...)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/ledgerplatform/ledger/contracts/money"
 	"github.com/ledgerplatform/ledger/contracts/receivablesv1"
 	"github.com/ledgerplatform/ledger/pkg/errs"
+	"github.com/ledgerplatform/ledger/pkg/natsx"
 )
 
 // SalesDocument is a sales invoice or credit note as the views read it:
@@ -156,23 +157,8 @@ func CheckOutgoingFilter(f receivablesv1.OutgoingFilter) error {
 	if f.Type != "" && f.Type != receivablesv1.TypeInvoice && f.Type != receivablesv1.TypeCreditNote {
 		ds = append(ds, errs.Field("type", "invoice or credit_note"))
 	}
-	for _, d := range []struct{ name, v string }{{"start_date", f.StartDate}, {"end_date", f.EndDate}} {
-		if d.v == "" {
-			continue
-		}
-		if t, err := time.Parse(time.DateOnly, d.v); err != nil || t.Format(time.DateOnly) != d.v {
-			ds = append(ds, errs.Field(d.name, "a date YYYY-MM-DD"))
-		}
-	}
-	if len(ds) == 0 && f.StartDate != "" && f.EndDate != "" && f.StartDate > f.EndDate {
-		ds = append(ds, errs.Field("end_date", "must not be before start_date"))
-	}
-	if f.Limit < 1 || f.Limit > receivablesv1.MaxOutgoingLimit {
-		ds = append(ds, errs.Field("limit", "must be an integer from 1 to 500"))
-	}
-	if f.Offset < 0 {
-		ds = append(ds, errs.Field("offset", "must not be negative"))
-	}
+	ds = natsx.DateRange(ds, f.StartDate, f.EndDate)
+	ds = natsx.Page(ds, f.Limit, f.Offset, receivablesv1.MaxOutgoingLimit)
 	if len(ds) > 0 {
 		return errs.Invalid("invalid query", ds...)
 	}
